@@ -1,0 +1,143 @@
+"""The one table every actgrad operator is declared in.
+
+Everything else derives from it: the torch schemas (registered at import), the GE IR prototypes
+(framework/actgrad_ops_proto.h), the CANN OpDef (op_host/actgrad_op_def.cpp), the kernel entry points
+(op_kernel/<op>.cpp), the twin's operator registry (op_host/op_registry.inc) and the operator table in
+README.md. `python scripts/gen_ops.py` rewrites the checked-in files; tests/test_generated.py fails when
+one of them is stale.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+DTYPES = ("float32", "float16", "bfloat16")
+MAX_RANK = 8
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    type: str  # "float" or "bool": the only attribute types of the family (no Scalar, see op-semantics A.1)
+    default: float | bool | None  # None = required
+    doc: str
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    op_type: str  # GE OpType, PascalCase
+    inputs: tuple[str, str]  # IR order
+    saved: str  # which input holds the forward tensor the derivative is evaluated at
+    output: str
+    attrs: tuple[Attr, ...]
+    functor: str  # compute functor in op_kernel/functors/, shared by ops with the same math
+    forward_tensor: str  # what the saved input is: forward input, output, or either (use_dst)
+    formula: str  # one line, for the docs
+    origin: str
+    aclnn: str
+    divergences: str
+    dtypes: tuple[str, ...] = DTYPES
+
+    @property
+    def name(self) -> str:
+        """torch op / Python function name: snake_case of the OpType."""
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", self.op_type).lower()
+
+    @property
+    def grad(self) -> str:
+        return self.inputs[1] if self.saved == self.inputs[0] else self.inputs[0]
+
+    @property
+    def saved_index(self) -> int:
+        return self.inputs.index(self.saved)
+
+
+OPS: tuple[OpSpec, ...] = (
+    OpSpec(
+        op_type="HardtanhGrad",
+        inputs=("result", "grad"),
+        saved="result",
+        output="y",
+        attrs=(Attr("min_val", "float", -1.0, "lower bound (exclusive)"),
+               Attr("max_val", "float", 1.0, "upper bound (exclusive)")),
+        functor="BandGrad",
+        forward_tensor="forward input (or output: the strict test gives the same answer)",
+        formula="y = grad if min_val < result < max_val else 0",
+        origin="CANN HardtanhGrad / aclnnHardtanhBackward",
+        aclnn="aclnnHardtanhBackward",
+        divergences="NaN in result or grad gives NaN (PyTorch: grad or 0 depending on position; CANN: grad). "
+                    "min_val > max_val is accepted and gives zeros.",
+    ),
+    OpSpec(
+        op_type="HardsigmoidBackward",
+        inputs=("grad_output", "self"),
+        saved="self",
+        output="out",
+        attrs=(Attr("alpha", "float", 1.0 / 6.0, "slope; finite, non-zero"),
+               Attr("beta", "float", 0.5, "offset; finite")),
+        functor="BandGrad",
+        forward_tensor="forward input",
+        formula="out = grad_output*alpha if 0 < alpha*self + beta < 1 else 0 (band bounds computed in double)",
+        origin="aclnnHardsigmoidBackward, alpha/beta as oneDNN HardSigmoidBackward",
+        aclnn="aclnnHardsigmoidBackward",
+        divergences="The band is decided on self against -beta/alpha and (1-beta)/alpha computed in double, so the "
+                    "defaults switch exactly at +-3 (oneDNN's f32 alpha*s+beta test differs at s = 2.9999998). "
+                    "NaN gives NaN (PyTorch and CANN: 0; oneDNN: grad*alpha).",
+    ),
+    OpSpec(
+        op_type="ClampBackward",
+        inputs=("src_or_dst", "diff_dst"),
+        saved="src_or_dst",
+        output="diff_src",
+        attrs=(Attr("min", "float", None, "lower bound (exclusive)"),
+               Attr("max", "float", None, "upper bound (exclusive); min <= max"),
+               Attr("use_dst", "bool", True, "src_or_dst is the forward output")),
+        functor="BandGrad",
+        forward_tensor="forward output (use_dst=true) or input",
+        formula="diff_src = diff_dst if min < src_or_dst < max else 0",
+        origin="oneDNN Graph ClampBackward",
+        aclnn="-",
+        divergences="Select semantics: an infinite diff_dst outside the band gives 0 (oneDNN: NaN). NaN gives NaN "
+                    "(oneDNN ref: 0). Both bounds exclusive, as oneDNN clip_v2 and PyTorch 2.13 hardtanh.",
+    ),
+    OpSpec(
+        op_type="EluBackward",
+        inputs=("src_or_dst", "diff_dst"),
+        saved="src_or_dst",
+        output="diff_src",
+        attrs=(Attr("alpha", "float", None, "negative-branch coefficient; >= 0 when use_dst"),
+               Attr("use_dst", "bool", True, "src_or_dst is the forward output"),
+               Attr("scale", "float", 1.0, "ATen's scale (SELU)"),
+               Attr("input_scale", "float", 1.0, "ATen's input_scale (CELU)")),
+        functor="EluGrad",
+        forward_tensor="forward output (use_dst=true) or input",
+        formula="x <= 0: diff_dst*input_scale*(x + alpha*scale) (dst) or "
+                "diff_dst*input_scale*alpha*scale*exp(x*input_scale) (src); else diff_dst*scale",
+        origin="oneDNN Graph EluBackward, extended with ATen's scale/input_scale",
+        aclnn="aclnnEluBackward",
+        divergences="x = 0 takes the negative branch (as ATen and oneDNN). NaN gives NaN (ATen scalar path: grad*scale).",
+    ),
+    OpSpec(
+        op_type="SoftPlusBackward",
+        inputs=("src", "diff_dst"),
+        saved="src",
+        output="diff_src",
+        attrs=(Attr("beta", "float", 1.0, "softplus beta; any finite value"),
+               Attr("threshold", "float", math.inf, "beta*src > threshold passes diff_dst through")),
+        functor="SoftplusGrad",
+        forward_tensor="forward input",
+        formula="diff_src = diff_dst if beta*src > threshold else diff_dst*sigmoid(beta*src)",
+        origin="oneDNN Graph SoftPlusBackward, extended with ATen's threshold",
+        aclnn="aclnnSoftplusBackward",
+        divergences="Default threshold is +inf (oneDNN has none; ATen's softplus uses 20). sigmoid is evaluated in "
+                    "the stable form, so far-negative inputs give the f32 value (oneDNN: exact 0 below -88.72).",
+    ),
+)
+
+BY_NAME = {op.name: op for op in OPS}
+BY_TYPE = {op.op_type: op for op in OPS}

@@ -1,0 +1,139 @@
+// Per-launch and per-block state of the twin: which SoC, which block, the UB arena, pipe sync counters, statistics.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "soc.h"
+
+namespace AscendC {
+enum class HardEvent : uint8_t {
+    MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
+    MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S,
+    MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX
+};
+}  // namespace AscendC
+
+namespace actgrad_sim {
+
+constexpr uint32_t kBlockBytes = 32;    // one DataBlock
+constexpr uint32_t kRepeatBytes = 256;  // one vector repeat
+constexpr uint32_t kMaxUbBytes = 262144;
+constexpr uint32_t kMaxBuffers = 64;    // QBUF_MAX_LEN
+constexpr int kEventCount = int(AscendC::HardEvent::MAX);
+
+struct BlockStats {
+    uint32_t block = 0;
+    uint64_t gmBytesRead = 0;
+    uint64_t gmBytesWritten = 0;
+    uint64_t dmaTransfers = 0;       // DataCopy / DataCopyPad calls that moved bytes between GM and UB
+    uint64_t dmaBytesMin = 0;
+    uint64_t dmaBytesMax = 0;
+    uint64_t vectorInstructions = 0;
+    uint32_t ubHighWater = 0;        // bytes of UB the pipe had carved at its peak
+};
+
+struct GmRegion {
+    uintptr_t begin;
+    uintptr_t end;
+};
+
+// Allocations the launcher knows: GmAlloc'd buffers plus regions a caller registers for one launch.
+class GmRegistry {
+public:
+    static GmRegistry& Instance() { static GmRegistry r; return r; }
+    void Add(const void* p, size_t bytes) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        regions_[uintptr_t(p)] = bytes;
+    }
+    bool Remove(const void* p) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return regions_.erase(uintptr_t(p)) == 1;
+    }
+    std::vector<GmRegion> Snapshot() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::vector<GmRegion> out;
+        for (const auto& kv : regions_) out.push_back({kv.first, kv.first + kv.second});
+        return out;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::map<uintptr_t, size_t> regions_;
+};
+
+struct LaunchContext {
+    const SocProfile* soc = nullptr;
+    std::string kernel;
+    uint32_t blockDim = 0;
+    std::vector<GmRegion> regions;  // sorted by begin
+
+    // The allocation that holds [p, p+bytes), or null.
+    const GmRegion* FindRegion(uintptr_t p, uint64_t bytes) const {
+        auto it = std::upper_bound(regions.begin(), regions.end(), p,
+                                   [](uintptr_t v, const GmRegion& r) { return v < r.begin; });
+        if (it == regions.begin()) return nullptr;
+        --it;
+        if (p >= it->begin && p + bytes <= it->end) return &*it;
+        return nullptr;
+    }
+};
+
+class TPipeState;
+
+struct EventFlag {
+    bool set = false;
+    uint64_t seq = 0;
+};
+
+struct BlockContext {
+    const LaunchContext* launch = nullptr;
+    uint32_t blockIdx = 0;
+    uint8_t* ub = nullptr;          // this block's unified buffer
+    TPipeState* pipe = nullptr;     // the one live TPipe
+    bool saturateFloat = true;      // SaturationMode::FLOAT: half/bf16 results of float compute
+    bool saturateCast = true;       // SaturationMode::CAST: float -> half/bf16 conversions
+    uint64_t seq = 0;               // ordinal of the last pipe operation, for the sync tracker
+    uint64_t synced[kEventCount] = {};  // every write with seq <= synced[e] is visible across event e
+    EventFlag flags[kEventCount][8];
+    uint32_t queueEventsInFlight[kEventCount] = {};  // event IDs held by EnQue'd buffers
+    BlockStats stats;
+    std::vector<GmRegion> gmWrites;  // merged write ranges, checked across blocks after the launch
+
+    const SocProfile& soc() const { return *launch->soc; }
+    uint64_t NextSeq() { return ++seq; }
+
+    void RecordDma(uint64_t bytes) {
+        stats.dmaTransfers++;
+        stats.dmaBytesMin = stats.dmaTransfers == 1 ? bytes : std::min(stats.dmaBytesMin, bytes);
+        stats.dmaBytesMax = std::max(stats.dmaBytesMax, bytes);
+    }
+    void RecordGmWrite(uintptr_t p, uint64_t bytes) {
+        stats.gmBytesWritten += bytes;
+        if (!gmWrites.empty() && gmWrites.back().end == p) {
+            gmWrites.back().end = p + bytes;
+        } else {
+            gmWrites.push_back({p, p + bytes});
+        }
+    }
+};
+
+inline thread_local BlockContext* tlBlock = nullptr;
+
+inline std::string CurrentLocation() {
+    if (tlBlock == nullptr || tlBlock->launch == nullptr) return "outside a kernel launch";
+    return "kernel '" + tlBlock->launch->kernel + "' block " + std::to_string(tlBlock->blockIdx) + "/" +
+           std::to_string(tlBlock->launch->blockDim) + " on " + tlBlock->launch->soc->name;
+}
+
+inline BlockContext& Block(const char* api) {
+    if (tlBlock == nullptr) Fail(ErrorKind::Launch, api, "called outside a kernel launch (use ICPU_RUN_KF or actgrad_sim::Launch)");
+    return *tlBlock;
+}
+
+}  // namespace actgrad_sim

@@ -1,0 +1,206 @@
+// GM <-> UB movement: DataCopy (whole 32-byte blocks) and DataCopyPad (byte-exact, A2/A3 and 950 only).
+#pragma once
+#include <cstring>
+
+#include "operand_checks.h"
+
+namespace AscendC {
+
+struct DataCopyParams {
+    uint16_t blockCount = 1;
+    uint16_t blockLen = 0;   // 32-byte units for DataCopy, bytes for DataCopyPad
+    uint16_t srcStride = 0;  // gap between blocks, 32-byte units
+    uint16_t dstStride = 0;
+    DataCopyParams() = default;
+    DataCopyParams(const uint16_t count, const uint16_t len, const uint16_t srcStrideIn, const uint16_t dstStrideIn)
+        : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn) {}
+};
+
+struct DataCopyExtParams {
+    uint16_t blockCount = 1;
+    uint32_t blockLen = 0;   // bytes
+    uint32_t srcStride = 0;  // GM->UB: bytes (GM); UB->GM: 32-byte blocks (UB)
+    uint32_t dstStride = 0;  // GM->UB: 32-byte blocks (UB); UB->GM: bytes (GM)
+    uint32_t rsv = 0;
+    DataCopyExtParams() = default;
+    DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn, const uint32_t dstStrideIn,
+                      const uint32_t rsvIn)
+        : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
+};
+
+template <typename T>
+struct DataCopyPadExtParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0;   // elements
+    uint8_t rightPadding = 0;  // elements
+    T paddingValue = 0;
+    DataCopyPadExtParams() = default;
+    DataCopyPadExtParams(const bool isPadValue, const uint8_t leftPadValue, const uint8_t rightPadValue, T padValue)
+        : isPad(isPadValue), leftPadding(leftPadValue), rightPadding(rightPadValue), paddingValue(padValue) {}
+};
+
+}  // namespace AscendC
+
+namespace actgrad_sim {
+
+// Unspecified DataCopyPad bytes (pads without isPad, dummy tails) get this word: a quiet NaN as float,
+// 0xDEAD / 0x7FC0 as 16-bit values, easy to spot in a dump.
+constexpr uint32_t kCanaryWord = 0x7FC0DEADu;
+
+inline void FillCanary(uint8_t* p, uint32_t bytes, uint32_t phase) {
+    for (uint32_t i = 0; i < bytes; ++i) p[i] = uint8_t(kCanaryWord >> (8 * ((phase + i) % 4)));
+}
+
+inline void RecordGmRead(BlockContext& ctx, uint64_t bytes) {
+    ctx.stats.gmBytesRead += bytes;
+    ctx.RecordDma(bytes);
+}
+inline void RecordGmWriteDma(BlockContext& ctx, const void* p, uint64_t bytes) {
+    ctx.RecordGmWrite(uintptr_t(p), bytes);
+    ctx.RecordDma(bytes);
+}
+
+template <typename T>
+void CheckWholeBlocks(uint64_t count, const char* api) {
+    if (count * sizeof(T) % kBlockBytes != 0)
+        Fail(ErrorKind::Alignment, api, "count ", count, " x sizeof(", TypeName<T>(), ") = ", count * sizeof(T),
+             " bytes is not a multiple of 32 (the NPU silently drops the tail; use DataCopyPad)");
+}
+
+template <typename T>
+void CheckPadBlock(const AscendC::DataCopyExtParams& p, const char* api, bool gmToUb) {
+    BlockContext& ctx = Block(api);
+    if (!ctx.soc().dataCopyPad)
+        Fail(ErrorKind::Unsupported, api, "DataCopyPad is not available on ", ctx.soc().name);
+    RequireStorageType<T>(api);
+    if (p.blockCount > 4095) Fail(ErrorKind::InvalidArgument, api, "blockCount ", p.blockCount, " exceeds 4095");
+    if (p.blockLen > 2097151) Fail(ErrorKind::InvalidArgument, api, "blockLen ", p.blockLen, " bytes exceeds 2097151");
+    if (gmToUb && p.blockLen % sizeof(T) != 0)
+        Fail(ErrorKind::InvalidArgument, api, "blockLen ", p.blockLen, " bytes is not a multiple of sizeof(", TypeName<T>(), ")");
+}
+
+}  // namespace actgrad_sim
+
+namespace AscendC {
+
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count) {
+    const char* api = "DataCopy(GM->UB)";
+    auto& ctx = actgrad_sim::Block(api);
+    actgrad_sim::RequireStorageType<T>(api);
+    actgrad_sim::CheckDmaDestination(dst, uint64_t(count) * sizeof(T), api);
+    actgrad_sim::CheckWholeBlocks<T>(count, api);
+    if (count == 0) return;
+    src.CheckAccess(api, 0, count);
+    std::memcpy(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(count) * sizeof(T));
+    actgrad_sim::RecordGmRead(ctx, uint64_t(count) * sizeof(T));
+}
+
+template <typename T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
+    const char* api = "DataCopy(UB->GM)";
+    auto& ctx = actgrad_sim::Block(api);
+    actgrad_sim::RequireStorageType<T>(api);
+    actgrad_sim::CheckDmaSource(src, uint64_t(count) * sizeof(T), api);
+    actgrad_sim::CheckWholeBlocks<T>(count, api);
+    if (count == 0) return;
+    dst.CheckAccess(api, 0, count);
+    std::memcpy(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(count) * sizeof(T));
+    actgrad_sim::RecordGmWriteDma(ctx, dst.GetPhyAddr(), uint64_t(count) * sizeof(T));
+}
+
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p) {
+    const char* api = "DataCopy(GM->UB, DataCopyParams)";
+    auto& ctx = actgrad_sim::Block(api);
+    actgrad_sim::RequireStorageType<T>(api);
+    if (p.blockCount > 4095) actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api, "blockCount ", p.blockCount, " exceeds 4095");
+    const uint64_t blk = uint64_t(p.blockLen) * 32, n = p.blockCount;
+    const uint64_t ubBytes = n == 0 ? 0 : n * blk + (n - 1) * p.dstStride * 32;
+    actgrad_sim::CheckDmaDestination(dst, ubBytes, api);
+    for (uint64_t b = 0; b < n && blk > 0; ++b) {
+        const uint64_t gmOff = b * (blk + uint64_t(p.srcStride) * 32);
+        src.CheckAccess(api, gmOff / sizeof(T), blk / sizeof(T));
+        std::memcpy(dst.BytePtr() + b * (blk + uint64_t(p.dstStride) * 32),
+                    reinterpret_cast<const uint8_t*>(src.GetPhyAddr()) + gmOff, blk);
+        actgrad_sim::RecordGmRead(ctx, blk);
+    }
+}
+
+template <typename T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p) {
+    const char* api = "DataCopy(UB->GM, DataCopyParams)";
+    auto& ctx = actgrad_sim::Block(api);
+    actgrad_sim::RequireStorageType<T>(api);
+    if (p.blockCount > 4095) actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api, "blockCount ", p.blockCount, " exceeds 4095");
+    const uint64_t blk = uint64_t(p.blockLen) * 32, n = p.blockCount;
+    const uint64_t ubBytes = n == 0 ? 0 : n * blk + (n - 1) * p.srcStride * 32;
+    actgrad_sim::CheckDmaSource(src, ubBytes, api);
+    for (uint64_t b = 0; b < n && blk > 0; ++b) {
+        const uint64_t gmOff = b * (blk + uint64_t(p.dstStride) * 32);
+        dst.CheckAccess(api, gmOff / sizeof(T), blk / sizeof(T));
+        uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr()) + gmOff;
+        std::memcpy(g, src.BytePtr() + b * (blk + uint64_t(p.srcStride) * 32), blk);
+        actgrad_sim::RecordGmWriteDma(ctx, g, blk);
+    }
+}
+
+template <typename T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                 const DataCopyPadExtParams<T>& pad) {
+    const char* api = "DataCopyPad(GM->UB)";
+    auto& ctx = actgrad_sim::Block(api);
+    actgrad_sim::CheckPadBlock<T>(p, api, true);
+    const uint32_t left = pad.leftPadding * sizeof(T), right = pad.rightPadding * sizeof(T);
+    if (left > 32 || right > 32)
+        actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api, "padding of ", int(pad.leftPadding), "/",
+                          int(pad.rightPadding), " elements exceeds 32 bytes");
+    if (sizeof(T) == 8 && pad.isPad && !(pad.paddingValue == T(0)))
+        actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api, "64-bit types only pad with 0");
+    const uint64_t row = (uint64_t(p.blockLen) + left + right + 31) / 32 * 32;
+    const uint64_t n = p.blockCount;
+    const uint64_t ubBytes = (n == 0 || p.blockLen == 0) ? 0 : n * row + (n - 1) * uint64_t(p.dstStride) * 32;
+    actgrad_sim::CheckDmaDestination(dst, ubBytes, api);
+    if (ubBytes == 0) return;
+    for (uint64_t b = 0; b < n; ++b) {
+        const uint64_t gmOff = b * (uint64_t(p.blockLen) + p.srcStride);
+        src.CheckAccess(api, gmOff / sizeof(T), p.blockLen / sizeof(T));
+        uint8_t* u = dst.BytePtr() + b * (row + uint64_t(p.dstStride) * 32);
+        if (pad.isPad) {
+            for (uint32_t i = 0; i < pad.leftPadding; ++i) std::memcpy(u + i * sizeof(T), &pad.paddingValue, sizeof(T));
+            for (uint32_t i = 0; i < pad.rightPadding; ++i)
+                std::memcpy(u + left + p.blockLen + i * sizeof(T), &pad.paddingValue, sizeof(T));
+        } else {
+            actgrad_sim::FillCanary(u, left, 0);
+            actgrad_sim::FillCanary(u + left + p.blockLen, right, left + p.blockLen);
+        }
+        std::memcpy(u + left, reinterpret_cast<const uint8_t*>(src.GetPhyAddr()) + gmOff, p.blockLen);
+        const uint64_t used = left + uint64_t(p.blockLen) + right;
+        actgrad_sim::FillCanary(u + used, uint32_t(row - used), uint32_t(used));
+        actgrad_sim::RecordGmRead(ctx, p.blockLen);
+    }
+}
+
+template <typename T>
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p) {
+    const char* api = "DataCopyPad(UB->GM)";
+    auto& ctx = actgrad_sim::Block(api);
+    actgrad_sim::CheckPadBlock<T>(p, api, false);
+    const uint64_t row = (uint64_t(p.blockLen) + 31) / 32 * 32;
+    const uint64_t n = p.blockCount;
+    const uint64_t ubBytes = (n == 0 || p.blockLen == 0) ? 0 : n * row + (n - 1) * uint64_t(p.srcStride) * 32;
+    actgrad_sim::CheckDmaSource(src, ubBytes, api);
+    if (ubBytes == 0) return;
+    for (uint64_t b = 0; b < n; ++b) {
+        const uint64_t gmOff = b * (uint64_t(p.blockLen) + p.dstStride);
+        if (gmOff % sizeof(T) != 0 || p.blockLen % sizeof(T) != 0)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::Alignment, api, "GM block at byte offset ", gmOff, " of ", p.blockLen,
+                              " bytes is not a whole number of ", actgrad_sim::TypeName<T>(), " elements");
+        dst.CheckAccess(api, gmOff / sizeof(T), p.blockLen / sizeof(T));
+        uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr()) + gmOff;
+        std::memcpy(g, src.BytePtr() + b * (row + uint64_t(p.srcStride) * 32), p.blockLen);
+        actgrad_sim::RecordGmWriteDma(ctx, g, p.blockLen);
+    }
+}
+
+}  // namespace AscendC

@@ -1,0 +1,35 @@
+// Branch-free float math the compiler vectorises. Like the vector unit's own Exp, these are not correctly
+// rounded: ExpF is within 2 ulp over the whole float range (subnormal results included).
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "numeric.h"
+
+namespace actgrad_sim {
+
+inline float ExpF(float x) {
+    // clamp so 2^k stays representable as a product of two normal scale factors; NaN is restored at the end
+    const float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+    const float shifter = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+    const float kf = (xc * 1.44269504088896341f + shifter) - shifter;
+    // Cody-Waite: ln2 split so k*ln2Hi is exact
+    const float r = (xc - kf * 0.693145751953125f) - kf * 1.42860682030941723212e-6f;
+    float p = 1.0f / 5040.0f;
+    p = p * r + 1.0f / 720.0f;
+    p = p * r + 1.0f / 120.0f;
+    p = p * r + 1.0f / 24.0f;
+    p = p * r + 1.0f / 6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    const int32_t k = int32_t(kf);
+    const int32_t k1 = k >> 1;
+    const int32_t k2 = k - k1;
+    const float s1 = BitsFloat(uint32_t(k1 + 127) << 23);
+    const float s2 = BitsFloat(uint32_t(k2 + 127) << 23);
+    const float result = (p * s1) * s2;
+    return x != x ? x : result;
+}
+
+}  // namespace actgrad_sim

@@ -1,0 +1,116 @@
+// The per-call checks every UB operand goes through, and the pipe-ownership tracker behind the sync checks:
+// a vector instruction may not touch data a DataCopy wrote until a DeQue (or WaitFlag<MTE2_V>) made it visible,
+// and a DataCopy to GM may not read what a vector instruction wrote until a DeQue (or WaitFlag<V_MTE3>).
+#pragma once
+#include "pipe.h"
+
+namespace actgrad_sim {
+
+enum class Access { Read, Write, ReadWrite };
+
+template <typename T>
+uint32_t UbOffset(const AscendC::LocalTensor<T>& t) {
+    return uint32_t(t.BytePtr() - tlBlock->ub);
+}
+
+// Live, in UB, 32-byte aligned, and at least `bytes` long.
+template <typename T>
+void CheckUbOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api, const char* name) {
+    t.CheckLive(api);
+    const BufferRecord* r = t.Record();
+    if (r->pos != AscendC::TPosition::VECIN && r->pos != AscendC::TPosition::VECOUT && r->pos != AscendC::TPosition::VECCALC)
+        Fail(ErrorKind::InvalidArgument, api, name, " is in position ", PositionName(r->pos), ", expected VECIN/VECOUT/VECCALC");
+    const uint32_t off = UbOffset(t);
+    if (off % kBlockBytes != 0)
+        Fail(ErrorKind::Alignment, api, name, " starts at UB offset ", off, ", which is not 32-byte aligned");
+    if (bytes > t.GetLength())
+        Fail(ErrorKind::OutOfBounds, api, name, " needs ", bytes, " bytes but the tensor has only ", t.GetLength(),
+             " (", t.GetSize(), " elements of ", TypeName<T>(), ")");
+}
+
+template <typename T>
+void CheckVectorOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api, const char* name, Access access) {
+    CheckUbOperand(t, bytes, api, name);
+    BlockContext& ctx = *tlBlock;
+    BufferRecord* r = t.Record();
+    if (r->IsQueue() && r->state == BufState::ENQUE)
+        Fail(ErrorKind::MissingSync, api, name, " (UB offset ", r->offset, ") is enqueued: DeQue it before the vector unit touches it");
+    if (r->mte2Write > ctx.synced[int(AscendC::HardEvent::MTE2_V)])
+        Fail(ErrorKind::MissingSync, api, name, " (", PositionName(r->pos), " buffer at UB offset ", r->offset,
+             ") was filled by DataCopy and not yet EnQue'd/DeQue'd: the MTE2 -> V synchronisation is missing, "
+             "on the NPU the vector unit races the copy");
+    if (access != Access::Read) r->vWrite = ctx.NextSeq();
+}
+
+// A DataCopy into UB (pipe MTE2) writes `t`.
+template <typename T>
+void CheckDmaDestination(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api) {
+    CheckUbOperand(t, bytes, api, "dst");
+    BufferRecord* r = t.Record();
+    if (r->IsQueue() && r->state != BufState::OCCUPIED)
+        Fail(ErrorKind::QueueProtocol, api, "dst buffer at UB offset ", r->offset, " is ", BufStateName(r->state),
+             ": copy into a tensor fresh from AllocTensor, before EnQue");
+    r->mte2Write = tlBlock->NextSeq();
+}
+
+// A DataCopy out of UB (pipe MTE3) reads `t`.
+template <typename T>
+void CheckDmaSource(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api) {
+    CheckUbOperand(t, bytes, api, "src");
+    BlockContext& ctx = *tlBlock;
+    BufferRecord* r = t.Record();
+    if (r->IsQueue() && r->state == BufState::ENQUE)
+        Fail(ErrorKind::MissingSync, api, "src buffer at UB offset ", r->offset, " is enqueued: DeQue it before copying it out");
+    if (r->vWrite > ctx.synced[int(AscendC::HardEvent::V_MTE3)])
+        Fail(ErrorKind::MissingSync, api, "src (", PositionName(r->pos), " buffer at UB offset ", r->offset,
+             ") was written by a vector instruction and not yet EnQue'd/DeQue'd: the V -> MTE3 synchronisation is "
+             "missing, on the NPU the copy races the vector unit");
+    if (r->mte2Write > ctx.synced[int(AscendC::HardEvent::MTE2_MTE3)])
+        Fail(ErrorKind::MissingSync, api, "src buffer at UB offset ", r->offset,
+             " was filled by DataCopy and is copied out without EnQue/DeQue or an MTE2 -> MTE3 flag");
+}
+
+inline void CountVectorInstruction() { tlBlock->stats.vectorInstructions++; }
+
+inline void CheckCount(int64_t count, const char* api) {
+    if (count < 0) Fail(ErrorKind::InvalidArgument, api, "count ", count, " is negative");
+}
+
+// In place (same start) or disjoint; anything else is a partial overlap the vector unit does not support.
+template <typename D, typename S>
+void CheckNoPartialOverlap(const AscendC::LocalTensor<D>& dst, uint64_t dstBytes, const AscendC::LocalTensor<S>& src,
+                           uint64_t srcBytes, const char* api, const char* name) {
+    const uint8_t* d = dst.BytePtr();
+    const uint8_t* s = src.BytePtr();
+    if (d == s || d + dstBytes <= s || s + srcBytes <= d) return;
+    Fail(ErrorKind::Overlap, api, "dst [UB ", UbOffset(dst), ", +", dstBytes, ") partially overlaps ", name, " [UB ",
+         UbOffset(src), ", +", srcBytes, "): operands must coincide exactly or not overlap");
+}
+
+// Any overlap at all (high-level APIs forbid even in-place use).
+template <typename D, typename S>
+void CheckDisjoint(const AscendC::LocalTensor<D>& a, uint64_t aBytes, const AscendC::LocalTensor<S>& b, uint64_t bBytes,
+                   const char* api, const char* aName, const char* bName) {
+    const uint8_t* pa = a.BytePtr();
+    const uint8_t* pb = b.BytePtr();
+    if (pa + aBytes <= pb || pb + bBytes <= pa) return;
+    Fail(ErrorKind::Overlap, api, aName, " [UB ", UbOffset(a), ", +", aBytes, ") overlaps ", bName, " [UB ", UbOffset(b),
+         ", +", bBytes, "): this API forbids any overlap");
+}
+
+template <typename T>
+void RequireBf16Math(const char* api) {
+    if (std::is_same<T, bfloat16_t>::value && !tlBlock->soc().bf16Math)
+        Fail(ErrorKind::Unsupported, api, "bfloat16_t arithmetic is not available on ", tlBlock->soc().name,
+             " (widen to float with Cast first)");
+    if (std::is_same<T, bfloat16_t>::value && !tlBlock->soc().bf16Storage)
+        Fail(ErrorKind::Unsupported, api, "bfloat16_t does not exist on ", tlBlock->soc().name);
+}
+
+template <typename T>
+void RequireStorageType(const char* api) {
+    if (std::is_same<T, bfloat16_t>::value && !tlBlock->soc().bf16Storage)
+        Fail(ErrorKind::Unsupported, api, "bfloat16_t does not exist on ", tlBlock->soc().name);
+}
+
+}  // namespace actgrad_sim

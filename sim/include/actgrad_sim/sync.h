@@ -1,0 +1,94 @@
+// SetFlag / WaitFlag / PipeBarrier, the saturation switch and the block-identity queries.
+#pragma once
+#include "pipe.h"
+
+namespace AscendC {
+
+enum pipe_t { PIPE_S = 1, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL = 10 };
+using event_t = int32_t;
+using TEventID = int8_t;
+
+enum class SaturationMode : uint8_t { FLOAT = 0, CAST, INT };
+
+}  // namespace AscendC
+
+namespace actgrad_sim {
+
+// Events between the four AIV pipes; anything else belongs to the cube core.
+constexpr bool IsVectorCoreEvent(AscendC::HardEvent e) {
+    using E = AscendC::HardEvent;
+    return e == E::MTE2_V || e == E::V_MTE2 || e == E::MTE3_V || e == E::V_MTE3 || e == E::V_V || e == E::MTE3_MTE2 ||
+           e == E::MTE2_MTE3 || e == E::S_V || e == E::V_S || e == E::S_MTE2 || e == E::MTE2_S || e == E::S_MTE3 ||
+           e == E::MTE3_S;
+}
+
+inline EventFlag& Flag(AscendC::HardEvent e, int32_t id, const char* api) {
+    BlockContext& ctx = Block(api);
+    if (!IsVectorCoreEvent(e))
+        Fail(ErrorKind::Unsupported, api, "event ", int(e), " connects cube-core pipes; a vector core has S, V, MTE2, MTE3");
+    if (id < 0 || uint32_t(id) >= ctx.soc().eventIds)
+        Fail(ErrorKind::InvalidArgument, api, "event ID ", id, " is outside [0, ", ctx.soc().eventIds, ")");
+    return ctx.flags[int(e)][id];
+}
+
+// Called by the launcher when a block returns: an unpaired SetFlag leaves state that corrupts later kernels.
+inline void CheckFlagsDrained() {
+    BlockContext& ctx = *tlBlock;
+    for (int e = 0; e < kEventCount; ++e)
+        for (uint32_t id = 0; id < 8; ++id)
+            if (ctx.flags[e][id].set)
+                Fail(ErrorKind::MissingSync, "kernel end", "SetFlag on event ", e, " ID ", id, " was never waited for");
+}
+
+}  // namespace actgrad_sim
+
+namespace AscendC {
+
+template <HardEvent event>
+void SetFlag(int32_t eventID) {
+    actgrad_sim::EventFlag& f = actgrad_sim::Flag(event, eventID, "SetFlag");
+    if (f.set)
+        actgrad_sim::Fail(actgrad_sim::ErrorKind::MissingSync, "SetFlag", "event ", int(event), " ID ", eventID,
+                          " is set twice without a WaitFlag in between");
+    f.set = true;
+    f.seq = actgrad_sim::tlBlock->seq;
+}
+
+template <HardEvent event>
+void WaitFlag(int32_t eventID) {
+    actgrad_sim::EventFlag& f = actgrad_sim::Flag(event, eventID, "WaitFlag");
+    if (!f.set)
+        actgrad_sim::Fail(actgrad_sim::ErrorKind::MissingSync, "WaitFlag", "event ", int(event), " ID ", eventID,
+                          " was never set (the NPU would hang)");
+    f.set = false;
+    uint64_t& synced = actgrad_sim::tlBlock->synced[int(event)];
+    synced = std::max(synced, f.seq);
+}
+
+template <pipe_t pipe>
+void PipeBarrier() {
+    static_assert(pipe != PIPE_S, "PipeBarrier<PIPE_S> is not allowed");
+    auto& ctx = actgrad_sim::Block("PipeBarrier");
+    if (pipe == PIPE_ALL)
+        for (uint64_t& s : ctx.synced) s = ctx.seq;
+}
+
+template <SaturationMode mode>
+void SetSaturationFlag(bool enableSat) {
+    auto& ctx = actgrad_sim::Block("SetSaturationFlag");
+    if (mode == SaturationMode::FLOAT) ctx.saturateFloat = enableSat;
+    if (mode == SaturationMode::CAST) ctx.saturateCast = enableSat;
+}
+template <SaturationMode mode>
+bool GetSaturationFlag() {
+    auto& ctx = actgrad_sim::Block("GetSaturationFlag");
+    return mode == SaturationMode::FLOAT ? ctx.saturateFloat : (mode == SaturationMode::CAST ? ctx.saturateCast : true);
+}
+
+inline int64_t GetBlockIdx() { return actgrad_sim::Block("GetBlockIdx").blockIdx; }
+inline int64_t GetBlockNum() { return actgrad_sim::Block("GetBlockNum").launch->blockDim; }
+inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetSubBlockNum() { return 1; }
+inline constexpr uint32_t GetDataBlockSizeInBytes() { return 32; }
+
+}  // namespace AscendC

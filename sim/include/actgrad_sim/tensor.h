@@ -1,0 +1,213 @@
+// GlobalTensor and LocalTensor with the vendor's interfaces. A LocalTensor remembers the UB buffer it came from, so
+// every API can check that the buffer is still allocated and that the pipes touching it were synchronised.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "block_context.h"
+#include "numeric.h"
+
+namespace AscendC {
+
+enum class TPosition : uint8_t {
+    GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM = SPM, TSCM,
+    C2PIPE2GM, C2PIPE2LOCAL, MAX
+};
+using QuePosition = TPosition;
+
+template <typename T> struct PrimTImpl { using type = T; };
+template <typename T> using PrimT = typename PrimTImpl<T>::type;
+
+}  // namespace AscendC
+
+namespace actgrad_sim {
+
+inline const char* PositionName(AscendC::TPosition p) {
+    switch (p) {
+        case AscendC::TPosition::VECIN: return "VECIN";
+        case AscendC::TPosition::VECOUT: return "VECOUT";
+        case AscendC::TPosition::VECCALC: return "VECCALC";
+        case AscendC::TPosition::GM: return "GM";
+        default: return "a non-vector position";
+    }
+}
+
+enum class BufState : uint8_t { FREE, OCCUPIED, ENQUE, DEQUE };
+inline const char* BufStateName(BufState s) {
+    switch (s) {
+        case BufState::FREE: return "FREE";
+        case BufState::OCCUPIED: return "OCCUPIED";
+        case BufState::ENQUE: return "ENQUE";
+        case BufState::DEQUE: return "DEQUE";
+    }
+    return "?";
+}
+
+// One UB buffer carved by TPipe::InitBuffer: a queue slot or a TBuf.
+struct BufferRecord {
+    uint32_t offset = 0;  // bytes from the UB base
+    uint32_t length = 0;  // bytes, rounded up to 32
+    AscendC::TPosition pos = AscendC::TPosition::VECCALC;
+    const void* queue = nullptr;  // owning TQue, null for a TBuf
+    uint32_t slot = 0;
+    BufState state = BufState::FREE;
+    uint32_t generation = 0;  // bumped by FreeTensor and TPipe::Reset: older LocalTensor handles are stale
+    uint64_t mte2Write = 0;   // seq of a GM->UB copy not yet made visible to the vector pipe (0 = none)
+    uint64_t vWrite = 0;      // seq of a vector write not yet made visible to MTE3 (0 = none)
+    bool retired = false;     // released by TPipe::Reset
+    bool IsQueue() const { return queue != nullptr; }
+};
+
+}  // namespace actgrad_sim
+
+namespace AscendC {
+
+template <typename T>
+class LocalTensor {
+public:
+    using PrimType = PrimT<T>;
+    LocalTensor() = default;
+
+    LocalTensor operator[](const uint32_t offset) const {
+        CheckLive("LocalTensor::operator[]");
+        if (uint64_t(offset) * sizeof(T) >= bytes_)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, "LocalTensor::operator[]", "offset ", offset,
+                              " is not below the tensor size ", GetSize(), " elements");
+        LocalTensor v = *this;
+        v.addr_ += offset;
+        v.bytes_ -= uint32_t(offset * sizeof(T));
+        return v;
+    }
+    PrimType GetValue(const uint32_t index) const {
+        CheckIndex("LocalTensor::GetValue", index);
+        return addr_[index];
+    }
+    template <typename T1>
+    void SetValue(const uint32_t index, const T1 value) const {
+        CheckIndex("LocalTensor::SetValue", index);
+        addr_[index] = static_cast<PrimType>(value);
+    }
+    PrimType& operator()(const uint32_t index) const {
+        CheckIndex("LocalTensor::operator()", index);
+        return addr_[index];
+    }
+    uint32_t GetSize() const { return bytes_ / sizeof(T); }
+    void SetSize(const uint32_t size) {
+        if (rec_ == nullptr || uint64_t(size) * sizeof(T) > uint64_t(rec_->length) - (BytePtr() - BufferBase()))
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, "LocalTensor::SetSize", "size ", size,
+                              " elements exceeds the buffer");
+        bytes_ = uint32_t(size * sizeof(T));
+    }
+    uint32_t GetLength() const { return bytes_; }
+    int32_t GetPosition() const { return rec_ ? int32_t(rec_->pos) : int32_t(TPosition::MAX); }
+    PrimType* GetPhyAddr() const { return addr_; }
+    PrimType* GetPhyAddr(const uint32_t offset) const { return addr_ + offset; }
+
+    template <typename CAST_T>
+    LocalTensor<CAST_T> ReinterpretCast() const {
+        LocalTensor<CAST_T> out;
+        out.Bind(reinterpret_cast<CAST_T*>(addr_), bytes_, rec_, gen_);
+        return out;
+    }
+
+    // --- twin internals (not vendor API) ---
+    void Bind(PrimType* addr, uint32_t bytes, actgrad_sim::BufferRecord* rec, uint32_t gen) {
+        addr_ = addr;
+        bytes_ = bytes;
+        rec_ = rec;
+        gen_ = gen;
+    }
+    actgrad_sim::BufferRecord* Record() const { return rec_; }
+    uint32_t Generation() const { return gen_; }
+    uint8_t* BytePtr() const { return reinterpret_cast<uint8_t*>(addr_); }
+    uint8_t* BufferBase() const { return actgrad_sim::tlBlock->ub + rec_->offset; }
+    void CheckLive(const char* api) const {
+        if (rec_ == nullptr)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api,
+                              "the LocalTensor was never obtained from AllocTensor/DeQue/TBuf::Get");
+        if (rec_->generation != gen_ || (rec_->IsQueue() && rec_->state == actgrad_sim::BufState::FREE))
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::UseAfterFree, api,
+                              "the LocalTensor at UB offset ", rec_->offset,
+                              " was released by FreeTensor or TPipe::Reset and is used again");
+    }
+
+private:
+    void CheckIndex(const char* api, uint32_t index) const {
+        CheckLive(api);
+        if (uint64_t(index) * sizeof(T) >= bytes_)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, api, "index ", index,
+                              " is not below the tensor size ", GetSize(), " elements");
+    }
+
+    PrimType* addr_ = nullptr;
+    uint32_t bytes_ = 0;
+    actgrad_sim::BufferRecord* rec_ = nullptr;
+    uint32_t gen_ = 0;
+};
+
+template <typename T>
+class GlobalTensor {
+public:
+    using PrimType = PrimT<T>;
+    GlobalTensor() = default;
+
+    void SetGlobalBuffer(__gm__ PrimType* buffer, uint64_t bufferSize) {
+        addr_ = buffer;
+        size_ = bufferSize;
+    }
+    void SetGlobalBuffer(__gm__ PrimType* buffer) {
+        addr_ = buffer;
+        size_ = 0;
+    }
+    GlobalTensor operator[](const uint64_t offset) const {
+        if (size_ != 0 && offset > size_)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, "GlobalTensor::operator[]", "offset ", offset,
+                              " is beyond the global buffer of ", size_, " elements");
+        GlobalTensor v;
+        v.addr_ = addr_ + offset;
+        v.size_ = size_ == 0 ? 0 : size_ - offset;
+        return v;
+    }
+    PrimType GetValue(const uint64_t offset) const {
+        CheckAccess("GlobalTensor::GetValue", offset, 1);
+        actgrad_sim::Block("GlobalTensor::GetValue").stats.gmBytesRead += sizeof(T);
+        return addr_[offset];
+    }
+    void SetValue(const uint64_t offset, PrimType value) const {
+        CheckAccess("GlobalTensor::SetValue", offset, 1);
+        actgrad_sim::Block("GlobalTensor::SetValue").RecordGmWrite(uintptr_t(addr_ + offset), sizeof(T));
+        addr_[offset] = value;
+    }
+    uint64_t GetSize() const { return size_; }
+    PrimType* GetPhyAddr() const { return addr_; }
+    PrimType* GetPhyAddr(const uint64_t offset) const { return addr_ + offset; }
+    template <typename CAST_T>
+    GlobalTensor<CAST_T> ReinterpretCast() const {
+        GlobalTensor<CAST_T> out;
+        out.SetGlobalBuffer(reinterpret_cast<CAST_T*>(addr_), size_ * sizeof(T) / sizeof(CAST_T));
+        return out;
+    }
+
+    // Twin internal: [offset, offset+count) must lie in this tensor (when sized) and in a known GM allocation.
+    void CheckAccess(const char* api, uint64_t offset, uint64_t count) const {
+        if (addr_ == nullptr)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api, "GlobalTensor has no buffer (SetGlobalBuffer not called)");
+        if (size_ != 0 && offset + count > size_)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, api, "elements [", offset, ", ", offset + count,
+                              ") exceed the global tensor size ", size_);
+        const auto& ctx = actgrad_sim::Block(api);
+        const uintptr_t p = uintptr_t(addr_ + offset);
+        if (uintptr_t(addr_) % alignof(PrimType) != 0)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::Alignment, api, "GM address ", (const void*)addr_,
+                              " is not aligned to sizeof(T) = ", sizeof(T));
+        if (ctx.launch->FindRegion(p, count * sizeof(T)) == nullptr)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, api, "GM bytes [", (const void*)p, ", +",
+                              count * sizeof(T), ") are outside every allocation the launcher knows");
+    }
+
+private:
+    PrimType* addr_ = nullptr;
+    uint64_t size_ = 0;
+};
+
+}  // namespace AscendC

@@ -1,0 +1,182 @@
+// Level-2 (count form) vector arithmetic: tensor-tensor, tensor-scalar, unary and Duplicate.
+// half/bf16 elements are widened, computed in float and rounded once (saturating while SaturationMode::FLOAT is on).
+#pragma once
+#include <cmath>
+#include <type_traits>
+
+#include "fast_math.h"
+#include "operand_checks.h"
+
+namespace actgrad_sim {
+
+template <typename T, typename... Allowed>
+constexpr bool OneOf = (std::is_same<T, Allowed>::value || ...);
+
+template <typename T> inline float Widen(T v) { return float(v); }
+template <typename T> inline T Narrow(float f, bool saturate) {
+    if constexpr (std::is_same<T, half>::value) {
+        const uint16_t b = FloatToHalfBitsRne(f);
+        return half::FromBits(saturate ? SaturateHalfBits(b) : b);
+    } else {
+        const uint16_t b = FloatToBf16BitsRne(f);
+        return bfloat16_t::FromBits(saturate ? SaturateBf16Bits(b) : b);
+    }
+}
+
+// Integer lanes wrap (CTRL[53] default), so compute them unsigned.
+template <typename T, typename Op>
+inline T IntOp(T a, T b, Op op) {
+    using U = std::make_unsigned_t<T>;
+    return T(U(op(U(a), U(b))));
+}
+
+template <typename T, typename F>
+void ApplyBinary(T* d, const T* a, const T* b, int32_t n, F f) {
+    if constexpr (IsHalfLike<T>) {
+        const bool sat = tlBlock->saturateFloat;
+        for (int32_t i = 0; i < n; ++i) d[i] = Narrow<T>(f(Widen(a[i]), Widen(b[i])), sat);
+    } else {
+        for (int32_t i = 0; i < n; ++i) d[i] = f(a[i], b[i]);
+    }
+}
+
+template <typename T, typename F>
+void ApplyUnary(T* d, const T* a, int32_t n, F f) {
+    if constexpr (IsHalfLike<T>) {
+        const bool sat = tlBlock->saturateFloat;
+        for (int32_t i = 0; i < n; ++i) d[i] = Narrow<T>(f(Widen(a[i])), sat);
+    } else {
+        for (int32_t i = 0; i < n; ++i) d[i] = f(a[i]);
+    }
+}
+
+template <typename T>
+void CheckBinary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0, const AscendC::LocalTensor<T>& src1,
+                 int32_t count, const char* api) {
+    Block(api);
+    CheckCount(count, api);
+    RequireBf16Math<T>(api);
+    const uint64_t bytes = uint64_t(count) * sizeof(T);
+    CheckVectorOperand(src0, bytes, api, "src0", Access::Read);
+    CheckVectorOperand(src1, bytes, api, "src1", Access::Read);
+    CheckVectorOperand(dst, bytes, api, "dst", Access::Write);
+    CheckNoPartialOverlap(dst, bytes, src0, bytes, api, "src0");
+    CheckNoPartialOverlap(dst, bytes, src1, bytes, api, "src1");
+    CountVectorInstruction();
+}
+
+template <typename T>
+void CheckUnary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, int32_t count, const char* api) {
+    Block(api);
+    CheckCount(count, api);
+    RequireBf16Math<T>(api);
+    const uint64_t bytes = uint64_t(count) * sizeof(T);
+    CheckVectorOperand(src, bytes, api, "src", Access::Read);
+    CheckVectorOperand(dst, bytes, api, "dst", Access::Write);
+    CheckNoPartialOverlap(dst, bytes, src, bytes, api, "src");
+    CountVectorInstruction();
+}
+
+template <typename T> inline T MaxNan(T a, T b) { return (a > b || a != a) ? a : b; }
+template <typename T> inline T MinNan(T a, T b) { return (a < b || a != a) ? a : b; }
+
+}  // namespace actgrad_sim
+
+namespace AscendC {
+
+#define ACTGRAD_SIM_PACK(...) __VA_ARGS__
+#define ACTGRAD_SIM_BINARY(NAME, TYPES, FLOAT_EXPR, INT_EXPR)                                                     \
+    template <typename T>                                                                                         \
+    void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count) { \
+        static_assert(actgrad_sim::OneOf<T, TYPES>, #NAME ": unsupported dtype (see the A2/A3 dtype table)");     \
+        actgrad_sim::CheckBinary(dst, src0, src1, count, #NAME);                                                  \
+        if constexpr (std::is_integral<T>::value) {                                                               \
+            actgrad_sim::ApplyBinary(dst.GetPhyAddr(), src0.GetPhyAddr(), src1.GetPhyAddr(), count,               \
+                                     [](T a, T b) { return INT_EXPR; });                                          \
+        } else {                                                                                                  \
+            actgrad_sim::ApplyBinary(dst.GetPhyAddr(), src0.GetPhyAddr(), src1.GetPhyAddr(), count,               \
+                                     [](auto a, auto b) { return FLOAT_EXPR; });                                  \
+        }                                                                                                         \
+    }
+
+#define ACTGRAD_SIM_ARITH_TYPES half, float, int16_t, int32_t, bfloat16_t
+ACTGRAD_SIM_BINARY(Add, ACTGRAD_SIM_ARITH_TYPES, a + b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x + y; }))
+ACTGRAD_SIM_BINARY(Sub, ACTGRAD_SIM_ARITH_TYPES, a - b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x - y; }))
+ACTGRAD_SIM_BINARY(Mul, ACTGRAD_SIM_ARITH_TYPES, a * b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x * y; }))
+ACTGRAD_SIM_BINARY(Max, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b), (a > b ? a : b))
+ACTGRAD_SIM_BINARY(Min, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b), (a < b ? a : b))
+ACTGRAD_SIM_BINARY(Div, ACTGRAD_SIM_PACK(half, float), a / b, a)
+ACTGRAD_SIM_BINARY(And, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a & b))
+ACTGRAD_SIM_BINARY(Or, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a | b))
+#undef ACTGRAD_SIM_BINARY
+
+#define ACTGRAD_SIM_SCALAR(NAME, TYPES, EXPR)                                                                    \
+    template <typename T, bool isSetMask = true>                                                                 \
+    void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count) { \
+        static_assert(actgrad_sim::OneOf<T, TYPES>, #NAME ": unsupported dtype (see the A2/A3 dtype table)");    \
+        actgrad_sim::CheckUnary(dst, src, count, #NAME);                                                         \
+        if constexpr (std::is_integral<T>::value) {                                                              \
+            const T s = scalarValue;                                                                             \
+            actgrad_sim::ApplyUnary(dst.GetPhyAddr(), src.GetPhyAddr(), count, [s](T a) {                        \
+                const T b = s;                                                                                   \
+                return EXPR;                                                                                     \
+            });                                                                                                  \
+        } else {                                                                                                 \
+            const float s = float(scalarValue);                                                                  \
+            actgrad_sim::ApplyUnary(dst.GetPhyAddr(), src.GetPhyAddr(), count, [s](auto a) {                     \
+                const decltype(a) b = decltype(a)(s);                                                            \
+                return EXPR;                                                                                     \
+            });                                                                                                  \
+        }                                                                                                        \
+    }
+
+template <typename T> inline T ActgradSimAdd(T a, T b) {
+    if constexpr (std::is_integral<T>::value) return actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x + y; });
+    else return a + b;
+}
+template <typename T> inline T ActgradSimMul(T a, T b) {
+    if constexpr (std::is_integral<T>::value) return actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x * y; });
+    else return a * b;
+}
+ACTGRAD_SIM_SCALAR(Adds, ACTGRAD_SIM_ARITH_TYPES, ActgradSimAdd(a, b))
+ACTGRAD_SIM_SCALAR(Muls, ACTGRAD_SIM_ARITH_TYPES, ActgradSimMul(a, b))
+ACTGRAD_SIM_SCALAR(Maxs, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b))
+ACTGRAD_SIM_SCALAR(Mins, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b))
+ACTGRAD_SIM_SCALAR(LeakyRelu, ACTGRAD_SIM_PACK(half, float), (a >= 0 ? a : b * a))
+#undef ACTGRAD_SIM_SCALAR
+
+#define ACTGRAD_SIM_UNARY(NAME, TYPES, EXPR)                                                                      \
+    template <typename T>                                                                                         \
+    void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {                       \
+        static_assert(actgrad_sim::OneOf<T, TYPES>, #NAME ": unsupported dtype (see the A2/A3 dtype table)");     \
+        actgrad_sim::CheckUnary(dst, src, count, #NAME);                                                          \
+        actgrad_sim::ApplyUnary(dst.GetPhyAddr(), src.GetPhyAddr(), count, [](auto a) { return EXPR; });          \
+    }
+
+ACTGRAD_SIM_UNARY(Exp, ACTGRAD_SIM_PACK(half, float), actgrad_sim::ExpF(a))
+ACTGRAD_SIM_UNARY(Ln, ACTGRAD_SIM_PACK(half, float), std::log(a))
+ACTGRAD_SIM_UNARY(Abs, ACTGRAD_SIM_PACK(half, float), std::fabs(a))
+ACTGRAD_SIM_UNARY(Reciprocal, ACTGRAD_SIM_PACK(half, float), 1.0f / a)
+ACTGRAD_SIM_UNARY(Sqrt, ACTGRAD_SIM_PACK(half, float), std::sqrt(a))
+ACTGRAD_SIM_UNARY(Rsqrt, ACTGRAD_SIM_PACK(half, float), 1.0f / std::sqrt(a))
+ACTGRAD_SIM_UNARY(Relu, ACTGRAD_SIM_PACK(half, float, int32_t), (a > 0 || a != a) ? a : decltype(a)(0))
+ACTGRAD_SIM_UNARY(Not, ACTGRAD_SIM_PACK(int16_t, uint16_t), decltype(a)(~a))
+#undef ACTGRAD_SIM_UNARY
+#undef ACTGRAD_SIM_ARITH_TYPES
+#undef ACTGRAD_SIM_PACK
+
+template <typename T>
+void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count) {
+    static_assert(actgrad_sim::OneOf<T, half, int16_t, uint16_t, int32_t, uint32_t, float, bfloat16_t>,
+                  "Duplicate: unsupported dtype");
+    const char* api = "Duplicate";
+    actgrad_sim::Block(api);
+    actgrad_sim::CheckCount(count, api);
+    actgrad_sim::RequireStorageType<T>(api);
+    actgrad_sim::CheckVectorOperand(dst, uint64_t(count) * sizeof(T), api, "dst", actgrad_sim::Access::Write);
+    actgrad_sim::CountVectorInstruction();
+    T* d = dst.GetPhyAddr();
+    for (int32_t i = 0; i < count; ++i) d[i] = scalarValue;
+}
+
+}  // namespace AscendC
