@@ -27,6 +27,7 @@ struct LaunchStats {
 struct LaunchOptions {
     uint32_t threads = 0;              // 0: one per hardware thread; 1: sequential on the calling thread
     std::vector<GmRegion> gmRegions;   // GM the caller owns for this launch, besides GmAlloc'd memory
+    const SocProfile* soc = nullptr;   // null: CurrentSoc()
 };
 
 class WorkerPool {
@@ -143,7 +144,7 @@ inline uint32_t DefaultThreads() {
 inline LaunchStats LaunchBlocks(const std::string& kernel, uint32_t blockDim, const LaunchOptions& options,
                                 const std::function<void()>& body) {
     LaunchContext launch;
-    launch.soc = &CurrentSoc();
+    launch.soc = options.soc != nullptr ? options.soc : &CurrentSoc();
     launch.kernel = kernel;
     launch.blockDim = blockDim;
     if (blockDim == 0 || blockDim > launch.soc->maxAivBlocks) {

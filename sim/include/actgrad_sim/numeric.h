@@ -78,6 +78,7 @@ struct bfloat16_t {
     bfloat16_t() = default;
     bfloat16_t(float f) : val(actgrad_sim::FloatToBf16BitsRne(f)) {}
     bfloat16_t(double d) : bfloat16_t(float(d)) {}
+    bfloat16_t(int i) : bfloat16_t(float(i)) {}
     operator float() const { return actgrad_sim::Bf16BitsToFloat(val); }
     float ToFloat() const { return float(*this); }
     static bfloat16_t FromBits(uint16_t b) { bfloat16_t h; h.val = b; return h; }

@@ -1,0 +1,48 @@
+#include "elementwise_tiling.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace actgrad {
+
+uint32_t DtypeSize(DtypeKey dtype) { return dtype == kDtypeFloat ? 4 : 2; }
+
+uint64_t UbBytesUsed(const ElementwiseGradTiling& t) {
+    const uint64_t size = DtypeSize(DtypeKey(t.dtype)), tile = t.tileLength;
+    return 3 * 2 * tile * size + (size == 4 ? 0 : 3 * tile * 4) + t.tmpTiles * tile * 4 + t.maskTiles * tile / 8;
+}
+
+ElementwiseGradTiling ComputeTiling(uint64_t numel, DtypeKey dtype, const SocResources& soc, const FunctorNeeds& needs) {
+    if (numel == 0) throw std::invalid_argument("tiling: numel must be > 0 (empty tensors launch no kernel)");
+    ElementwiseGradTiling t{};
+    const uint64_t size = DtypeSize(dtype);
+    t.totalLength = numel;
+    t.dtype = dtype;
+    t.tmpTiles = needs.tmpTiles;
+    t.maskTiles = needs.maskTiles;
+    t.unitElems = uint32_t(32 / size);
+
+    // blocks: every core once there is enough work, never one below kMinBytesPerBlock
+    const uint64_t units = (numel + t.unitElems - 1) / t.unitElems;
+    const uint64_t byWork = std::max<uint64_t>(1, numel * size / kMinBytesPerBlock);
+    t.blockDim = uint32_t(std::min<uint64_t>({soc.aivCores, byWork, units}));
+    t.unitsPerBlock = units / t.blockDim;
+    t.blocksWithExtraUnit = uint32_t(units % t.blockDim);
+
+    // tile: as large as UB allows (masks are tile/8 bytes, so whole granules keep them 32-byte aligned),
+    // but no larger than the largest block needs
+    // per element: three double-buffered queues, f32 copies of a widened tile, f32 scratch; plus 1/8 byte per mask
+    const uint64_t perElem = 3 * 2 * size + (size == 4 ? 0 : 3 * 4) + 4ull * needs.tmpTiles;
+    const uint64_t fit = soc.ubBytes * 8 / (perElem * 8 + needs.maskTiles);
+    const uint64_t maxTile = fit / kTileGranule * kTileGranule;
+    if (maxTile == 0)
+        throw std::invalid_argument("tiling: " + std::to_string(soc.ubBytes) + " bytes of UB cannot hold one tile of " +
+                                    std::to_string(kTileGranule) + " elements");
+    const uint64_t largestBlock = (t.unitsPerBlock + (t.blocksWithExtraUnit ? 1 : 0)) * t.unitElems;
+    const uint64_t needed = (largestBlock + kTileGranule - 1) / kTileGranule * kTileGranule;
+    t.tileLength = uint32_t(std::min(maxTile, needed));
+    return t;
+}
+
+}  // namespace actgrad

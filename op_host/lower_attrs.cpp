@@ -1,0 +1,127 @@
+#include "lower_attrs.h"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace actgrad {
+namespace {
+
+[[noreturn]] void Reject(const std::string& op, const char* attr, double value, const char* expected) {
+    std::ostringstream os;
+    os << op << ": attribute '" << attr << "' = " << value << " is invalid: expected " << expected;
+    throw std::invalid_argument(os.str());
+}
+
+void RequireNotNan(const std::string& op, const char* attr, double v) {
+    if (std::isnan(v)) Reject(op, attr, v, "a number, not NaN");
+}
+void RequireFinite(const std::string& op, const char* attr, double v) {
+    if (!std::isfinite(v)) Reject(op, attr, v, "a finite number");
+}
+
+// Largest float <= v and smallest float >= v: an f32 compare against them decides exactly like one against v.
+float FloatAtOrBelow(double v) {
+    float f = float(v);
+    if (double(f) > v) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+    return f;
+}
+float FloatAtOrAbove(double v) {
+    float f = float(v);
+    if (double(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return f;
+}
+
+// Band ops: params [lo, hi, scale], grad*scale where lo < x < hi.
+void LowerHardtanhGrad(const std::string& op, const double* a, ElementwiseGradTiling& t) {
+    RequireNotNan(op, "min_val", a[0]);
+    RequireNotNan(op, "max_val", a[1]);
+    // min_val > max_val is accepted and gives zeros (an empty band), as CANN and PyTorch do
+    t.params[0] = float(a[0]);
+    t.params[1] = float(a[1]);
+    t.params[2] = 1.0f;
+}
+
+void LowerClampBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {
+    RequireNotNan(op, "min", a[0]);
+    RequireNotNan(op, "max", a[1]);
+    if (a[0] > a[1]) Reject(op, "min", a[0], "min <= max");
+    t.params[0] = float(a[0]);
+    t.params[1] = float(a[1]);
+    t.params[2] = 1.0f;
+}
+
+void LowerHardsigmoidBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {
+    const double alpha = a[0], beta = a[1];
+    RequireFinite(op, "alpha", alpha);
+    RequireFinite(op, "beta", beta);
+    if (alpha == 0) Reject(op, "alpha", alpha, "a non-zero slope");
+    // 0 < alpha*x + beta < 1 <=> x strictly between -beta/alpha and (1-beta)/alpha, decided in double
+    const double e0 = -beta / alpha, e1 = (1 - beta) / alpha;
+    t.params[0] = FloatAtOrBelow(std::min(e0, e1));
+    t.params[1] = FloatAtOrAbove(std::max(e0, e1));
+    t.params[2] = float(alpha);
+}
+
+void LowerEluBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {
+    const double alpha = a[0], useDst = a[1], scale = a[2], inputScale = a[3];
+    RequireNotNan(op, "alpha", alpha);
+    RequireNotNan(op, "scale", scale);
+    RequireNotNan(op, "input_scale", inputScale);
+    if (useDst != 0 && alpha < 0) Reject(op, "alpha", alpha, "alpha >= 0 when use_dst is true (the forward output cannot be inverted)");
+    // ATen's opmath: the coefficients are floats and alpha*scale is a float product
+    t.params[0] = useDst != 0 ? 1.0f : 0.0f;
+    t.params[1] = float(alpha) * float(scale);
+    t.params[2] = float(scale);
+    t.params[3] = float(inputScale);
+}
+
+void LowerSoftPlusBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {
+    RequireFinite(op, "beta", a[0]);
+    RequireNotNan(op, "threshold", a[1]);
+    t.params[0] = float(a[0]);
+    t.params[1] = float(a[1]);
+}
+
+struct OpLowering {
+    const char* type;
+    size_t attrCount;
+    void (*lower)(const std::string&, const double*, ElementwiseGradTiling&);
+};
+
+const OpLowering kLowerings[] = {
+    {"HardtanhGrad", 2, LowerHardtanhGrad},
+    {"HardsigmoidBackward", 2, LowerHardsigmoidBackward},
+    {"ClampBackward", 3, LowerClampBackward},
+    {"EluBackward", 4, LowerEluBackward},
+    {"SoftPlusBackward", 2, LowerSoftPlusBackward},
+};
+
+const OpLowering& Find(const std::string& opType) {
+    for (const auto& l : kLowerings)
+        if (opType == l.type) return l;
+    throw std::invalid_argument("unknown actgrad operator '" + opType + "'");
+}
+
+}  // namespace
+
+void LowerAttrs(const std::string& opType, const double* attrs, size_t count, ElementwiseGradTiling& tiling) {
+    const OpLowering& l = Find(opType);
+    if (count != l.attrCount) {
+        std::ostringstream os;
+        os << opType << ": expected " << l.attrCount << " attributes, got " << count;
+        throw std::invalid_argument(os.str());
+    }
+    l.lower(opType, attrs, tiling);
+}
+
+FunctorNeeds FunctorNeedsOf(const std::string& opType) {
+#define ACTGRAD_OP(OpType, name, Functor) \
+    if (opType == #OpType) return k##Functor##Needs;
+#include "op_registry.inc"
+#undef ACTGRAD_OP
+    throw std::invalid_argument("unknown actgrad operator '" + opType + "'");
+}
+
+}  // namespace actgrad

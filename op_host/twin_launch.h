@@ -1,0 +1,23 @@
+// Runs an actgrad operator's Ascend C kernel on the CPU twin: tiling, attribute lowering, launch.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "elementwise_tiling.h"
+#include "kernel_operator.h"
+
+namespace actgrad {
+
+// The tiling the kernel gets on `soc` (attributes lowered and validated).
+ElementwiseGradTiling PlanOnTwin(const std::string& opType, uint64_t numel, DtypeKey dtype, const std::string& soc,
+                                 const std::vector<double>& attrs);
+
+// in0/in1 in IR order, out: numel elements of `dtype` each, out may alias the gradient input.
+actgrad_sim::LaunchStats RunOnTwin(const std::string& opType, void* in0, void* in1, void* out, uint64_t numel,
+                                   DtypeKey dtype, const std::vector<double>& attrs, const std::string& soc,
+                                   uint32_t threads);
+
+// UB the kernel may carve on this SoC: the reserved top (Select scratch) and the 256 B system reserve are taken off.
+SocResources TwinSocResources(const actgrad_sim::SocProfile& soc);
+
+}  // namespace actgrad

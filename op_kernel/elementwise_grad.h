@@ -1,0 +1,134 @@
+// The one elementwise-grad kernel: out = Functor(saved, grad) over a block's range, double-buffered
+// CopyIn / Compute / CopyOut. f16/bf16 tiles are widened to f32 (exact, CAST_NONE), computed in f32 and narrowed
+// once (CAST_RINT); saturation is off so inf/NaN follow the operator contract instead of the A2/A3 default.
+#pragma once
+#include "kernel_operator.h"
+#include "elementwise_grad_tiling.h"
+#include "functors/scratch.h"
+
+namespace actgrad {
+
+constexpr int32_t kBufferNum = 2;  // double buffering
+
+template <typename T, typename Functor>
+class ElementwiseGradKernel {
+public:
+    __aicore__ inline ElementwiseGradKernel() {}
+
+    __aicore__ inline void Init(GM_ADDR saved, GM_ADDR grad, GM_ADDR out, const ElementwiseGradTiling& t) {
+        uint64_t start = 0;
+        BlockRange(t, AscendC::GetBlockIdx(), start, length_);
+        tileLength_ = t.tileLength;
+        params_ = t.params;
+        savedGm_.SetGlobalBuffer((__gm__ T*)saved + start, length_);
+        gradGm_.SetGlobalBuffer((__gm__ T*)grad + start, length_);
+        outGm_.SetGlobalBuffer((__gm__ T*)out + start, length_);
+        pipe_.InitBuffer(savedQue_, kBufferNum, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(gradQue_, kBufferNum, tileLength_ * sizeof(T));
+        pipe_.InitBuffer(outQue_, kBufferNum, tileLength_ * sizeof(T));
+        if (kWidens) pipe_.InitBuffer(widenBuf_, 3 * tileLength_ * sizeof(float));
+        if (Functor::kTmpTiles > 0) pipe_.InitBuffer(tmpBuf_, Functor::kTmpTiles * tileLength_ * sizeof(float));
+        if (Functor::kMaskTiles > 0) pipe_.InitBuffer(maskBuf_, Functor::kMaskTiles * tileLength_ / 8);
+        for (uint32_t i = 0; i < Functor::kTmpTiles; ++i)
+            scratch_.tmp[i] = tmpBuf_.template GetWithOffset<float>(tileLength_, i * tileLength_ * sizeof(float));
+        for (uint32_t i = 0; i < Functor::kMaskTiles; ++i)
+            scratch_.mask[i] = maskBuf_.template GetWithOffset<uint8_t>(tileLength_ / 8, i * tileLength_ / 8);
+    }
+
+    __aicore__ inline void Process() {
+        for (uint64_t off = 0; off < length_; off += tileLength_) {
+            const uint32_t n = uint32_t(length_ - off < tileLength_ ? length_ - off : tileLength_);
+            CopyIn(off, n);
+            Compute(n);
+            CopyOut(off, n);
+        }
+    }
+
+private:
+    static constexpr bool kWidens = sizeof(T) != sizeof(float);
+
+    __aicore__ inline void CopyIn(uint64_t off, uint32_t n) {
+        AscendC::LocalTensor<T> saved = savedQue_.template AllocTensor<T>();
+        AscendC::LocalTensor<T> grad = gradQue_.template AllocTensor<T>();
+        if (n * sizeof(T) % 32 == 0) {
+            AscendC::DataCopy(saved, savedGm_[off], n);
+            AscendC::DataCopy(grad, gradGm_[off], n);
+        } else {  // only the last tile of the last block ends off a 32-byte boundary
+            const AscendC::DataCopyExtParams copy{1, uint32_t(n * sizeof(T)), 0, 0, 0};
+            const AscendC::DataCopyPadExtParams<T> noPad{};
+            AscendC::DataCopyPad(saved, savedGm_[off], copy, noPad);
+            AscendC::DataCopyPad(grad, gradGm_[off], copy, noPad);
+        }
+        savedQue_.EnQue(saved);
+        gradQue_.EnQue(grad);
+    }
+
+    __aicore__ inline void Compute(uint32_t n) {
+        AscendC::LocalTensor<T> saved = savedQue_.template DeQue<T>();
+        AscendC::LocalTensor<T> grad = gradQue_.template DeQue<T>();
+        AscendC::LocalTensor<T> out = outQue_.template AllocTensor<T>();
+        // compare/select work on whole 256-byte repeats; lanes past n are computed and never copied out
+        const uint32_t lanes = (n + 63) / 64 * 64;
+        if constexpr (kWidens) {
+            AscendC::LocalTensor<float> wide = widenBuf_.template Get<float>();
+            AscendC::LocalTensor<float> savedF = wide;
+            AscendC::LocalTensor<float> gradF = wide[tileLength_];
+            AscendC::LocalTensor<float> outF = wide[2 * tileLength_];
+            AscendC::Cast(savedF, saved, AscendC::RoundMode::CAST_NONE, n);
+            AscendC::Cast(gradF, grad, AscendC::RoundMode::CAST_NONE, n);
+            Functor::Compute(outF, savedF, gradF, scratch_, params_, lanes);
+            AscendC::Cast(out, outF, AscendC::RoundMode::CAST_RINT, n);
+        } else {
+            Functor::Compute(out, saved, grad, scratch_, params_, lanes);
+        }
+        outQue_.EnQue(out);
+        savedQue_.FreeTensor(saved);
+        gradQue_.FreeTensor(grad);
+    }
+
+    __aicore__ inline void CopyOut(uint64_t off, uint32_t n) {
+        AscendC::LocalTensor<T> out = outQue_.template DeQue<T>();
+        if (n * sizeof(T) % 32 == 0) {
+            AscendC::DataCopy(outGm_[off], out, n);
+        } else {
+            const AscendC::DataCopyExtParams copy{1, uint32_t(n * sizeof(T)), 0, 0, 0};
+            AscendC::DataCopyPad(outGm_[off], out, copy);
+        }
+        outQue_.FreeTensor(out);
+    }
+
+    AscendC::TPipe pipe_;
+    AscendC::TQue<AscendC::TPosition::VECIN, 1> savedQue_, gradQue_;
+    AscendC::TQue<AscendC::TPosition::VECOUT, 1> outQue_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> widenBuf_, tmpBuf_, maskBuf_;
+    AscendC::GlobalTensor<T> savedGm_, gradGm_, outGm_;
+    Scratch scratch_;
+    const float* params_ = nullptr;
+    uint64_t length_ = 0;
+    uint32_t tileLength_ = 0;
+};
+
+template <typename T, typename Functor>
+__aicore__ inline void RunTyped(GM_ADDR saved, GM_ADDR grad, GM_ADDR out, const ElementwiseGradTiling& t) {
+    if (t.totalLength == 0) return;
+    ElementwiseGradKernel<T, Functor> op;
+    op.Init(saved, grad, out, t);
+    op.Process();
+}
+
+template <typename Functor>
+__aicore__ inline void RunElementwiseGrad(GM_ADDR saved, GM_ADDR grad, GM_ADDR out, GM_ADDR tiling) {
+    REGISTER_TILING_DEFAULT(ElementwiseGradTiling);
+    GET_TILING_DATA(t, tiling);
+    AscendC::SetSaturationFlag<AscendC::SaturationMode::FLOAT>(false);
+    AscendC::SetSaturationFlag<AscendC::SaturationMode::CAST>(false);
+    if (t.dtype == kDtypeFloat) {
+        RunTyped<float, Functor>(saved, grad, out, t);
+    } else if (t.dtype == kDtypeHalf) {
+        RunTyped<half, Functor>(saved, grad, out, t);
+    } else if (t.dtype == kDtypeBf16) {
+        RunTyped<bfloat16_t, Functor>(saved, grad, out, t);
+    }
+}
+
+}  // namespace actgrad

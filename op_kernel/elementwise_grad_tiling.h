@@ -1,0 +1,39 @@
+// The tiling the host computes (op_host/elementwise_tiling.cpp) and the elementwise-grad kernel reads.
+// Plain struct, shared by both sides: no pointers, no member functions that the kernel would not compile.
+#pragma once
+#include <cstdint>
+
+namespace actgrad {
+
+enum DtypeKey : uint32_t { kDtypeFloat = 1, kDtypeHalf = 2, kDtypeBf16 = 3 };
+
+constexpr uint32_t kMaxFunctorParams = 8;
+constexpr uint32_t kTileGranule = 256;  // elements: 256 B of f32 for Compare, and bit masks of whole 32 B blocks
+
+struct ElementwiseGradTiling {
+    uint64_t totalLength;          // elements
+    uint64_t unitsPerBlock;        // 32-byte units every block gets ...
+    uint32_t blocksWithExtraUnit;  // ... plus one for blocks [0, blocksWithExtraUnit)
+    uint32_t unitElems;            // elements per 32-byte unit
+    uint32_t blockDim;
+    uint32_t tileLength;           // elements per tile, a multiple of kTileGranule
+    uint32_t dtype;                // DtypeKey; also the tiling key
+    uint32_t tmpTiles;             // f32 scratch tiles the functor needs
+    uint32_t maskTiles;            // bit-mask tiles the functor needs
+    uint32_t reserved;
+    float params[kMaxFunctorParams];  // functor parameters lowered from the attributes (op_host/lower_attrs.cpp)
+};
+
+// The contiguous element range of block `b`: ranges are whole 32-byte units (so GM offsets stay aligned), sizes
+// differ by at most one unit, and only the last block ends on a partial unit.
+inline void BlockRange(const ElementwiseGradTiling& t, uint64_t b, uint64_t& start, uint64_t& length) {
+    const uint64_t r = t.blocksWithExtraUnit;
+    const uint64_t firstUnit = b * t.unitsPerBlock + (b < r ? b : r);
+    const uint64_t units = t.unitsPerBlock + (b < r ? 1 : 0);
+    start = firstUnit * t.unitElems;
+    if (start > t.totalLength) start = t.totalLength;
+    const uint64_t end = start + units * t.unitElems;
+    length = (end > t.totalLength ? t.totalLength : end) - start;
+}
+
+}  // namespace actgrad

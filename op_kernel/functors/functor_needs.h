@@ -1,0 +1,17 @@
+// What each compute functor needs in UB per tile, in plain C++ so host tiling (CANN TilingFunc or twin) can read it
+// without compiling kernel code.
+#pragma once
+#include <cstdint>
+
+namespace actgrad {
+
+struct FunctorNeeds {
+    uint32_t tmpTiles;   // f32 scratch tiles
+    uint32_t maskTiles;  // bit-mask tiles (tile/8 bytes each)
+};
+
+constexpr FunctorNeeds kBandGradNeeds{1, 2};
+constexpr FunctorNeeds kEluGradNeeds{2, 2};
+constexpr FunctorNeeds kSoftplusGradNeeds{2, 2};
+
+}  // namespace actgrad

@@ -1,0 +1,54 @@
+"""Builds actgrad: the Python package and actgrad._C, the CPU-twin backend (the Ascend C kernels of op_kernel/
+compiled with g++ against sim/). The NPU backend (CANN custom-op package + actgrad._npu) is built by
+scripts/build_npu_package.sh, and from here only where CANN and torch_npu are both present.
+
+Build without isolation so the extension compiles against the torch that is installed:
+    pip install --no-build-isolation -e .
+"""
+import glob
+import importlib.util
+import os
+import subprocess
+
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def twin_extension():
+    sources = sorted(glob.glob("op_kernel/*.cpp")) + [
+        "op_host/elementwise_tiling.cpp",
+        "op_host/lower_attrs.cpp",
+        "op_host/twin_launch.cpp",
+        "op_host/py_bindings.cpp",
+    ]
+    return CppExtension(
+        "actgrad._C",
+        sources,
+        include_dirs=[os.path.join(ROOT, d) for d in ("sim/include", "op_kernel", "op_host")],
+        extra_compile_args=["-O3", "-fno-math-errno"],
+    )
+
+
+class Build(BuildExtension):
+    def run(self):
+        super().run()
+        # NPU backend only where the toolkit and torch_npu exist; never a requirement of the twin
+        if os.environ.get("ASCEND_HOME_PATH") and importlib.util.find_spec("torch_npu") is not None:
+            subprocess.check_call(["bash", os.path.join(ROOT, "scripts", "build_npu_package.sh")])
+
+
+setup(
+    name="actgrad",
+    version="0.1.0",
+    description="Ascend C backward kernels of activation functions, with a CPU twin of the Ascend C runtime",
+    package_dir={"": "python"},
+    packages=["actgrad"],
+    python_requires=">=3.9",
+    install_requires=["torch==2.13.0", "numpy"],
+    extras_require={"npu": ["torch-npu==2.13.0"], "test": ["pytest", "numpy"]},
+    ext_modules=[twin_extension()],
+    cmdclass={"build_ext": Build},
+    zip_safe=False,
+)
