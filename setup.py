@@ -27,7 +27,7 @@ def twin_extension():
         "actgrad._C",
         sources,
         include_dirs=[os.path.join(ROOT, d) for d in ("sim/include", "op_kernel", "op_host")],
-        extra_compile_args=["-O3", "-fno-math-errno"],
+        extra_compile_args=["-O3", "-fno-math-errno", "-fno-trapping-math"],
     )
 
 

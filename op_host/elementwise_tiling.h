@@ -14,6 +14,10 @@ struct SocResources {
 
 constexpr uint64_t kMinBytesPerBlock = 4096;  // below this a core costs more to start than it saves
 
+// On A2/A3, Select modes 1/2 use the top 8 KiB of UB as scratch: the kernel's buffers must stay below it.
+// (PlatformAscendC's UB size already excludes the 256 B the system keeps.)
+constexpr uint64_t kA2SelectScratchBytes = 8192;
+
 uint32_t DtypeSize(DtypeKey dtype);
 
 // UB the kernel carves for this tiling (equals the twin's UB high-water mark).

@@ -31,18 +31,28 @@ const TwinKernel& FindKernel(const std::string& opType) {
     throw std::invalid_argument("unknown actgrad operator '" + opType + "'");
 }
 
-constexpr uint64_t kSystemUbReserve = 256;
-
 }  // namespace
 
 SocResources TwinSocResources(const actgrad_sim::SocProfile& soc) {
-    return SocResources{soc.aivCores, uint64_t(soc.ubBytes) - soc.ubReservedBytes - kSystemUbReserve};
+    // what PlatformAscendC reports: on A2/A3 the UB size less the 256 B the system keeps
+    const uint64_t platformUb = soc.npuArch == 2201 ? soc.ubBytes - 256 : soc.ubBytes;
+    return SocResources{soc.aivCores, platformUb - soc.ubReservedBytes};
+}
+
+// The kernels move unaligned tails with DataCopyPad and widen bf16 with Cast: a SoC without them is not a target
+// (the CANN OpDef configures ascend910b and ascend910_93 only). Reject before anything is written.
+static void RequireKernelTarget(const actgrad_sim::SocProfile& soc, const std::string& opType) {
+    if (!soc.dataCopyPad)
+        throw actgrad_sim::SimError(actgrad_sim::ErrorKind::Unsupported,
+                                    opType + ": actgrad's kernels need DataCopyPad, which " + soc.name +
+                                        " lacks; run on an Atlas A2/A3 profile (Ascend910B1-B4, Ascend910_93) or Ascend950");
 }
 
 ElementwiseGradTiling PlanOnTwin(const std::string& opType, uint64_t numel, DtypeKey dtype, const std::string& soc,
                                  const std::vector<double>& attrs) {
-    ElementwiseGradTiling t =
-        ComputeTiling(numel, dtype, TwinSocResources(actgrad_sim::FindSoc(soc)), FunctorNeedsOf(opType));
+    const actgrad_sim::SocProfile& profile = actgrad_sim::FindSoc(soc);
+    RequireKernelTarget(profile, opType);
+    ElementwiseGradTiling t = ComputeTiling(numel, dtype, TwinSocResources(profile), FunctorNeedsOf(opType));
     LowerAttrs(opType, attrs.data(), attrs.size(), t);
     return t;
 }

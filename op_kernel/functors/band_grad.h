@@ -1,6 +1,9 @@
 // dst = grad * scale inside the open band (lo, hi) of the saved tensor, 0 outside (a select, so an infinite grad
 // outside the band gives 0). HardtanhGrad, ClampBackward (scale 1) and HardsigmoidBackward (scale alpha) share it.
 // params: [0] lo, [1] hi, [2] scale — f32 bounds the host chose so that the f32 compare decides like the contract.
+//
+// NaN policy in one select: lanes pass when in the band OR either input is NaN, and the passed value is
+// grad*scale + (saved - saved). In the band saved is finite, so the added term is 0; a NaN saved or grad makes it NaN.
 #pragma once
 #include "scratch.h"
 
@@ -14,17 +17,25 @@ struct BandGrad {
                                           const AscendC::LocalTensor<float>& grad, const Scratch& s, const float* params,
                                           uint32_t lanes) {
         const float lo = params[0], hi = params[1], scale = params[2];
+        const int32_t n = int32_t(lanes);
+        AscendC::LocalTensor<uint16_t> pass = s.mask[0].ReinterpretCast<uint16_t>();
+        AscendC::LocalTensor<uint16_t> other = s.mask[1].ReinterpretCast<uint16_t>();
+        const int32_t maskWords = int32_t(lanes / 16);
         AscendC::Compares(s.mask[0], saved, lo, AscendC::CMPMODE::GT, lanes);
         AscendC::Compares(s.mask[1], saved, hi, AscendC::CMPMODE::LT, lanes);
-        AscendC::LocalTensor<uint16_t> inBand = s.mask[0].ReinterpretCast<uint16_t>();
-        AscendC::And(inBand, inBand, s.mask[1].ReinterpretCast<uint16_t>(), int32_t(lanes / 16));
+        AscendC::And(pass, pass, other, maskWords);
+        AscendC::Compare(s.mask[1], saved, saved, AscendC::CMPMODE::NE, lanes);
+        AscendC::Or(pass, pass, other, maskWords);
+        AscendC::Compare(s.mask[1], grad, grad, AscendC::CMPMODE::NE, lanes);
+        AscendC::Or(pass, pass, other, maskWords);
+        AscendC::Sub(s.tmp[0], saved, saved, n);
         if (scale == 1.0f) {
-            AscendC::Select(dst, s.mask[0], grad, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
+            AscendC::Add(s.tmp[0], grad, s.tmp[0], n);
         } else {
-            AscendC::Muls(s.tmp[0], grad, scale, int32_t(lanes));
-            AscendC::Select(dst, s.mask[0], s.tmp[0], 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
+            AscendC::Muls(dst, grad, scale, n);
+            AscendC::Add(s.tmp[0], dst, s.tmp[0], n);
         }
-        PropagateNan(dst, saved, grad, s, lanes);
+        AscendC::Select(dst, s.mask[0], s.tmp[0], 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
     }
 };
 

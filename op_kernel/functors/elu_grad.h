@@ -2,6 +2,9 @@
 // (grad*input_scale)*(x + alpha*scale), or by the forward input ((grad*input_scale)*(alpha*scale))*exp(x*input_scale);
 // positive branch grad*scale. EluBackward's src and dst forms share it.
 // params: [0] use_dst (1 or 0), [1] negcoef = alpha*scale, [2] poscoef = scale, [3] negiptcoef = input_scale.
+//
+// NaN policy: a NaN saved value takes the negative branch, which carries it into the result; a NaN grad
+// makes both branches NaN.
 #pragma once
 #include "scratch.h"
 
@@ -30,8 +33,10 @@ struct EluGrad {
         AscendC::Mul(neg, neg, aux, n);
         AscendC::Muls(dst, grad, poscoef, n);
         AscendC::Compares(s.mask[0], saved, 0.0f, AscendC::CMPMODE::LE, lanes);
+        AscendC::Compare(s.mask[1], saved, saved, AscendC::CMPMODE::NE, lanes);
+        AscendC::LocalTensor<uint16_t> negative = s.mask[0].ReinterpretCast<uint16_t>();
+        AscendC::Or(negative, negative, s.mask[1].ReinterpretCast<uint16_t>(), int32_t(lanes / 16));
         AscendC::Select(dst, s.mask[0], neg, dst, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
-        PropagateNan(dst, saved, grad, s, lanes);
     }
 };
 

@@ -23,6 +23,30 @@ template <typename T> inline T Narrow(float f, bool saturate) {
     }
 }
 
+// float -> half/bf16 bits, round half to even, saturating when asked: a plain loop over 16-bit storage.
+template <typename T>
+void NarrowInto(T* out, const float* in, uint32_t n, bool saturate) {
+    uint16_t bits[64];
+    for (uint32_t base = 0; base < n; base += 64) {
+        const uint32_t m = n - base < 64 ? n - base : 64;
+        const float* src = in + base;
+        if constexpr (std::is_same<T, half>::value) {
+            if (saturate) {
+                for (uint32_t i = 0; i < m; ++i) bits[i] = SaturateHalfBits(FloatToHalfBitsRne(src[i]));
+            } else {
+                for (uint32_t i = 0; i < m; ++i) bits[i] = FloatToHalfBitsRne(src[i]);
+            }
+        } else {
+            if (saturate) {
+                for (uint32_t i = 0; i < m; ++i) bits[i] = SaturateBf16Bits(FloatToBf16BitsRne(src[i]));
+            } else {
+                for (uint32_t i = 0; i < m; ++i) bits[i] = FloatToBf16BitsRne(src[i]);
+            }
+        }
+        std::memcpy(out + base, bits, m * sizeof(uint16_t));
+    }
+}
+
 // Integer lanes wrap (CTRL[53] default), so compute them unsigned.
 template <typename T, typename Op>
 inline T IntOp(T a, T b, Op op) {

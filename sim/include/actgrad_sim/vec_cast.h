@@ -229,7 +229,7 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
         for (uint32_t i = 0; i < count; ++i) out[i] = float(in[i]);  // exact widening
     } else if constexpr (actgrad_sim::IsHalfLike<T> && std::is_same<U, float>::value) {
         if (roundMode == RoundMode::CAST_RINT || roundMode == RoundMode::CAST_NONE) {
-            for (uint32_t i = 0; i < count; ++i) out[i] = actgrad_sim::Narrow<T>(in[i], sat);
+            actgrad_sim::NarrowInto(out, in, count, sat);
             return;
         }
         for (uint32_t i = 0; i < count; ++i) out[i] = actgrad_sim::ConvertOne<T>(in[i], roundMode, sat);

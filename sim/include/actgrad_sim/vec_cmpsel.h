@@ -1,5 +1,7 @@
 // Compare / Compares produce a packed bit mask (element i -> byte i/8, bit i%8); Select consumes one.
 #pragma once
+#include <cstring>
+
 #include "operand_checks.h"
 #include "vec_arith.h"
 
@@ -29,42 +31,84 @@ void CheckCompareOperands(uint32_t count, AscendC::CMPMODE mode, const char* api
     (void)ctx;
 }
 
-template <typename T, typename Pred>
-void PackMask(uint8_t* dst, const T* a, uint32_t count, Pred pred) {
-    for (uint32_t byte = 0; byte < count / 8; ++byte) {
-        uint8_t bits = 0;
-        for (uint32_t k = 0; k < 8; ++k) bits |= uint8_t(pred(byte * 8 + k) ? 1u : 0u) << k;
-        dst[byte] = bits;
-    }
-    (void)a;
-}
-
-template <typename C>
-inline bool Compare1(C a, C b, AscendC::CMPMODE m) {
-    switch (m) {
-        case AscendC::CMPMODE::LT: return a < b;
-        case AscendC::CMPMODE::GT: return a > b;
-        case AscendC::CMPMODE::EQ: return a == b;
-        case AscendC::CMPMODE::LE: return a <= b;
-        case AscendC::CMPMODE::GE: return a >= b;
-        default: return a != b;
-    }
-}
-
-// One mask loop per mode, so each is a tight loop without a per-element switch.
-template <typename T, typename Get1>
-void CompareInto(uint8_t* dst, const T* a, uint32_t count, AscendC::CMPMODE m, Get1 rhs) {
+// Compares 64-lane chunks into bytes (a loop the compiler vectorises), then packs each 8 bytes of 0/1 into one
+// mask byte with a multiply: byte k of v lands on bit 56+k of v * 0x0102040810204080. Counts are whole 256-byte
+// repeats, so every chunk is full. `rhs(p)` gives the right operand for the chunk starting at element p.
+template <typename T, typename Rhs, typename Op>
+void CompareChunks(uint8_t* dst, const T* a, uint32_t count, Rhs rhs, Op op) {
     using C = std::conditional_t<IsHalfLike<T>, float, T>;
-    auto run = [&](auto op) {
-        PackMask(dst, a, count, [&](uint32_t i) { return op(C(a[i]), C(rhs(i))); });
-    };
+    uint8_t lanes[64];
+    for (uint32_t base = 0; base < count; base += 64) {
+        const T* ap = a + base;
+        const auto r = rhs(base);
+        for (int k = 0; k < 64; ++k) lanes[k] = op(C(ap[k]), C(r[k])) ? 1 : 0;
+        for (int q = 0; q < 8; ++q) {
+            uint64_t v;
+            std::memcpy(&v, lanes + 8 * q, 8);
+            dst[base / 8 + q] = uint8_t((v * 0x0102040810204080ull) >> 56);
+        }
+    }
+}
+
+// A scalar right operand indexed like a tensor.
+template <typename T>
+struct Broadcast {
+    T value;
+    T operator[](int) const { return value; }
+};
+
+// One instantiation per mode, so each is a tight loop without a per-element switch.
+template <typename T, typename Rhs>
+void CompareInto(uint8_t* dst, const T* a, uint32_t count, AscendC::CMPMODE m, Rhs rhs) {
     switch (m) {
-        case AscendC::CMPMODE::LT: run([](C x, C y) { return x < y; }); break;
-        case AscendC::CMPMODE::GT: run([](C x, C y) { return x > y; }); break;
-        case AscendC::CMPMODE::EQ: run([](C x, C y) { return x == y; }); break;
-        case AscendC::CMPMODE::LE: run([](C x, C y) { return x <= y; }); break;
-        case AscendC::CMPMODE::GE: run([](C x, C y) { return x >= y; }); break;
-        default: run([](C x, C y) { return x != y; }); break;
+        case AscendC::CMPMODE::LT: CompareChunks(dst, a, count, rhs, [](auto x, auto y) { return x < y; }); break;
+        case AscendC::CMPMODE::GT: CompareChunks(dst, a, count, rhs, [](auto x, auto y) { return x > y; }); break;
+        case AscendC::CMPMODE::EQ: CompareChunks(dst, a, count, rhs, [](auto x, auto y) { return x == y; }); break;
+        case AscendC::CMPMODE::LE: CompareChunks(dst, a, count, rhs, [](auto x, auto y) { return x <= y; }); break;
+        case AscendC::CMPMODE::GE: CompareChunks(dst, a, count, rhs, [](auto x, auto y) { return x >= y; }); break;
+        default: CompareChunks(dst, a, count, rhs, [](auto x, auto y) { return x != y; }); break;
+    }
+}
+
+// Load 8 (or 1) lanes' bit patterns from a tensor at element i, or from a broadcast scalar.
+template <typename V, typename P> inline void LoadLanes(V& v, const P* p, uint32_t i) { std::memcpy(&v, p + i, sizeof(V)); }
+template <typename V, typename W> inline void LoadLanes(V& v, Broadcast<W> b, uint32_t) { v = V{} + b.value; }
+template <typename W, typename P> inline void LoadLane(W& w, const P* p, uint32_t i) { std::memcpy(&w, p + i, sizeof(W)); }
+template <typename W> inline void LoadLane(W& w, Broadcast<W> b, uint32_t) { w = b.value; }
+
+template <size_t Size> struct BitsOfSize;
+template <> struct BitsOfSize<2> { using type = uint16_t; };
+template <> struct BitsOfSize<4> { using type = uint32_t; };
+
+// d[i] = bit i of mask ? a[i] : b[i], on bit patterns so NaN payloads and half values pass unchanged;
+// `b` is a pointer or a Broadcast of the scalar's bits; a vector blend per 16 bytes.
+template <typename T, typename B>
+void SelectInto(T* d, const uint8_t* mask, const T* a, B b, uint32_t count) {
+    using W = typename BitsOfSize<sizeof(T)>::type;
+    // 16-byte vectors (what every SIMD target has): 4 lanes of 32 bits or 8 of 16 bits
+    constexpr uint32_t kLanes = 16 / sizeof(W);
+    typedef W Lanes __attribute__((vector_size(16)));
+    Lanes bit{};
+    for (uint32_t k = 0; k < kLanes; ++k) bit[k] = W(1u << k);
+    uint8_t* dp = reinterpret_cast<uint8_t*>(d);
+    const uint8_t* ap = reinterpret_cast<const uint8_t*>(a);
+    const uint32_t chunks = count / kLanes;
+    for (uint32_t j = 0; j < chunks; ++j) {
+        const uint32_t first = j * kLanes;
+        const W bits = W(mask[first >> 3] >> (first & 7));
+        const Lanes take = ((Lanes{} + bits) & bit) != 0;
+        Lanes av, bv;
+        std::memcpy(&av, ap + j * sizeof(Lanes), sizeof(Lanes));
+        LoadLanes(bv, b, first);
+        const Lanes r = (av & take) | (bv & ~take);
+        std::memcpy(dp + j * sizeof(Lanes), &r, sizeof(Lanes));
+    }
+    for (uint32_t i = chunks * kLanes; i < count; ++i) {
+        W av, bv;
+        std::memcpy(&av, ap + i * sizeof(W), sizeof(W));
+        LoadLane(bv, b, i);
+        const W r = ((mask[i >> 3] >> (i & 7)) & 1u) ? av : bv;
+        std::memcpy(dp + i * sizeof(W), &r, sizeof(W));
     }
 }
 
@@ -87,7 +131,7 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
     actgrad_sim::CountVectorInstruction();
     const T* b = src1.GetPhyAddr();
     actgrad_sim::CompareInto(reinterpret_cast<uint8_t*>(dst.GetPhyAddr()), src0.GetPhyAddr(), count, cmpMode,
-                             [b](uint32_t i) { return b[i]; });
+                             [b](uint32_t base) { return b + base; });
 }
 
 template <typename T, typename U>
@@ -102,7 +146,8 @@ void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src
     actgrad_sim::CheckDisjoint(dst, (count + 7) / 8, src0, bytes, api, "dst", "src0");
     actgrad_sim::CountVectorInstruction();
     const T s = src1Scalar;
-    actgrad_sim::CompareInto(dst.GetPhyAddr(), src0.GetPhyAddr(), count, cmpMode, [s](uint32_t) { return s; });
+    actgrad_sim::CompareInto(dst.GetPhyAddr(), src0.GetPhyAddr(), count, cmpMode,
+                             [s](uint32_t) { return actgrad_sim::Broadcast<T>{s}; });
 }
 
 }  // namespace AscendC
@@ -127,11 +172,6 @@ void CheckSelect(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<
     CountVectorInstruction();
 }
 
-// mode 0 reuses the first repeat's mask bits for every repeat; modes 1/2 consume the mask continuously
-inline uint32_t MaskBitIndex(uint32_t i, AscendC::SELMODE mode, uint32_t lanesPerRepeat) {
-    return mode == AscendC::SELMODE::VSEL_CMPMASK_SPR ? i % lanesPerRepeat : i;
-}
-
 }  // namespace actgrad_sim
 
 namespace AscendC {
@@ -153,13 +193,14 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
     const T* a = src0.GetPhyAddr();
     const T* b = src1.GetPhyAddr();
     T* d = dst.GetPhyAddr();
-    const uint32_t lanes = actgrad_sim::kRepeatBytes / sizeof(T);
+    const T* bw = b;
     if (selMode == SELMODE::VSEL_TENSOR_TENSOR_MODE) {
-        for (uint32_t i = 0; i < count; ++i) d[i] = ((m[i >> 3] >> (i & 7)) & 1u) ? a[i] : b[i];
-    } else {
-        for (uint32_t i = 0; i < count; ++i) {
-            const uint32_t k = actgrad_sim::MaskBitIndex(i, selMode, lanes);
-            d[i] = ((m[k >> 3] >> (k & 7)) & 1u) ? a[i] : b[i];
+        actgrad_sim::SelectInto(d, m, a, bw, count);
+    } else {  // mode 0: every repeat reuses the first repeat's mask bits
+        const uint32_t lanes = actgrad_sim::kRepeatBytes / sizeof(T);
+        for (uint32_t base = 0; base < count; base += lanes) {
+            const uint32_t n = count - base < lanes ? count - base : lanes;
+            actgrad_sim::SelectInto(d + base, m, a + base, bw + base, n);
         }
     }
 }
@@ -178,7 +219,10 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
     const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.GetPhyAddr());
     const T* a = src0.GetPhyAddr();
     T* d = dst.GetPhyAddr();
-    for (uint32_t i = 0; i < count; ++i) d[i] = ((m[i >> 3] >> (i & 7)) & 1u) ? a[i] : src1;
+    using W = typename actgrad_sim::BitsOfSize<sizeof(T)>::type;
+    W scalarBits;
+    std::memcpy(&scalarBits, &src1, sizeof(T));
+    actgrad_sim::SelectInto(d, m, a, actgrad_sim::Broadcast<W>{scalarBits}, count);
 }
 
 }  // namespace AscendC

@@ -1,0 +1,198 @@
+// Generated from python/actgrad/spec.py by scripts/gen_ops.py; do not edit, rerun the script.
+// Compiled only by the CANN package build (scripts/build_npu_package.sh), never by setup.py.
+#include <limits>
+
+#include "register/op_def_registry.h"
+
+#include "npu/op_hooks.h"
+
+namespace optiling {
+
+static ge::graphStatus HardtanhGradTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "HardtanhGrad", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+static ge::graphStatus HardsigmoidBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "HardsigmoidBackward", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+static ge::graphStatus ClampBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kBool};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ClampBackward", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+static ge::graphStatus EluBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kBool, actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "EluBackward", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+static ge::graphStatus SoftPlusBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "SoftPlusBackward", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+}  // namespace optiling
+
+namespace ops {
+
+// y = grad if min_val < result < max_val else 0
+class HardtanhGrad : public OpDef {
+public:
+    explicit HardtanhGrad(const char* name) : OpDef(name)
+    {
+        this->Input("result")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("grad")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("y")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("min_val").AttrType(OPTIONAL).Float(-1.0);
+        this->Attr("max_val").AttrType(OPTIONAL).Float(1.0);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::HardtanhGradTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(HardtanhGrad);
+
+// out = grad_output*alpha if 0 < alpha*self + beta < 1 else 0 (band bounds computed in double)
+class HardsigmoidBackward : public OpDef {
+public:
+    explicit HardsigmoidBackward(const char* name) : OpDef(name)
+    {
+        this->Input("grad_output")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("self")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("out")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("alpha").AttrType(OPTIONAL).Float(0.16666666666666666);
+        this->Attr("beta").AttrType(OPTIONAL).Float(0.5);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::HardsigmoidBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(HardsigmoidBackward);
+
+// diff_src = diff_dst if min < src_or_dst < max else 0
+class ClampBackward : public OpDef {
+public:
+    explicit ClampBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src_or_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("min").AttrType(REQUIRED).Float();
+        this->Attr("max").AttrType(REQUIRED).Float();
+        this->Attr("use_dst").AttrType(OPTIONAL).Bool(true);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ClampBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ClampBackward);
+
+// x <= 0: diff_dst*input_scale*(x + alpha*scale) (dst) or diff_dst*input_scale*alpha*scale*exp(x*input_scale) (src); else diff_dst*scale
+class EluBackward : public OpDef {
+public:
+    explicit EluBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src_or_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("alpha").AttrType(REQUIRED).Float();
+        this->Attr("use_dst").AttrType(OPTIONAL).Bool(true);
+        this->Attr("scale").AttrType(OPTIONAL).Float(1.0);
+        this->Attr("input_scale").AttrType(OPTIONAL).Float(1.0);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::EluBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(EluBackward);
+
+// diff_src = diff_dst if beta*src > threshold else diff_dst*sigmoid(beta*src)
+class SoftPlusBackward : public OpDef {
+public:
+    explicit SoftPlusBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("beta").AttrType(OPTIONAL).Float(1.0);
+        this->Attr("threshold").AttrType(OPTIONAL).Float(std::numeric_limits<float>::infinity());
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::SoftPlusBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(SoftPlusBackward);
+
+}  // namespace ops

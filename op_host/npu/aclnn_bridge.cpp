@@ -1,0 +1,32 @@
+// actgrad._npu: the bridge the PrivateUse1 kernels (python/actgrad/npu.py) launch through.
+// launch(op_type, in0, in1, out, attrs) calls the installed CANN package's aclnn<OpType> on torch_npu's current
+// stream, queued like any torch_npu op. Built by scripts/build_npu_package.sh against torch_npu; never by setup.py.
+#include <string>
+#include <vector>
+
+#include <torch/extension.h>
+
+#include "op_plugin/utils/op_api_common.h"  // EXEC_NPU_CMD; torch_npu ships it in include/third_party/op-plugin
+
+namespace {
+
+// Arguments as _C.launch takes them: inputs in IR order, contiguous, one dtype; attrs in spec order, bools as 0/1.
+void Launch(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1, at::Tensor& out,
+            const std::vector<double>& attrs)
+{
+#define ACTGRAD_ACLNN_CALL(OpType, api, ...) \
+    if (opType == #OpType) {                 \
+        EXEC_NPU_CMD(api, __VA_ARGS__);      \
+        return;                              \
+    }
+#include "npu/aclnn_calls.inc"
+#undef ACTGRAD_ACLNN_CALL
+    TORCH_CHECK(false, "actgrad._npu: unknown operator ", opType);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_npu, m)
+{
+    m.def("launch", &Launch, "Run aclnn<op_type>(in0, in1, *attrs, out) on the current NPU stream");
+}

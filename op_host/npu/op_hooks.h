@@ -1,0 +1,28 @@
+// The hooks every OpDef in op_host/actgrad_op_def.cpp (generated) registers. CANN builds only
+// (scripts/build_npu_package.sh); setup.py never compiles op_host/npu/.
+#ifndef ACTGRAD_OP_HOST_NPU_OP_HOOKS_H_
+#define ACTGRAD_OP_HOST_NPU_OP_HOOKS_H_
+
+#include <cstddef>
+
+#include "register/op_def_registry.h"
+
+namespace actgrad {
+namespace npu {
+
+// How an attribute is stored in gert::RuntimeAttrs; it cannot be queried there, so the generated OpDef says it.
+enum class AttrKind { kFloat, kBool };
+
+// Elementwise backward ops: the output has input 0's shape and dtype (the inputs are checked equal at tiling).
+ge::graphStatus InferShapeSameAsInput0(gert::InferShapeContext* context);
+ge::graphStatus InferDataTypeSameAsInput0(gert::InferDataTypeContext* context);
+
+// The one TilingFunc of the family: validates shapes/dtypes, lowers the attributes (actgrad::LowerAttrs) and
+// splits the work (actgrad::ComputeTiling) exactly as the CPU twin does.
+ge::graphStatus ElementwiseGradTilingFunc(gert::TilingContext* context, const char* opType,
+                                          const AttrKind* attrKinds, size_t attrCount);
+
+}  // namespace npu
+}  // namespace actgrad
+
+#endif  // ACTGRAD_OP_HOST_NPU_OP_HOOKS_H_
