@@ -1,0 +1,61 @@
+// Generated from python/actgrad/spec.py by scripts/gen_ops.py; do not edit, rerun the script.
+#ifndef ACTGRAD_OPS_PROTO_H_
+#define ACTGRAD_OPS_PROTO_H_
+
+#include <limits>
+
+#include "graph/operator_reg.h"
+
+namespace ge {
+
+// y = grad if min_val < result < max_val else 0
+REG_OP(HardtanhGrad)
+    .INPUT(result, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(grad, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(min_val, Float, -1.0)
+    .ATTR(max_val, Float, 1.0)
+    .OP_END_FACTORY_REG(HardtanhGrad)
+
+// out = grad_output*alpha if 0 < alpha*self + beta < 1 else 0 (band bounds computed in double)
+REG_OP(HardsigmoidBackward)
+    .INPUT(grad_output, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(self, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(out, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(alpha, Float, 0.16666666666666666)
+    .ATTR(beta, Float, 0.5)
+    .OP_END_FACTORY_REG(HardsigmoidBackward)
+
+// diff_src = diff_dst if min < src_or_dst < max else 0
+REG_OP(ClampBackward)
+    .INPUT(src_or_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .REQUIRED_ATTR(min, Float)
+    .REQUIRED_ATTR(max, Float)
+    .ATTR(use_dst, Bool, true)
+    .OP_END_FACTORY_REG(ClampBackward)
+
+// x <= 0: diff_dst*input_scale*(x + alpha*scale) (dst) or diff_dst*input_scale*alpha*scale*exp(x*input_scale) (src); else diff_dst*scale
+REG_OP(EluBackward)
+    .INPUT(src_or_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .REQUIRED_ATTR(alpha, Float)
+    .ATTR(use_dst, Bool, true)
+    .ATTR(scale, Float, 1.0)
+    .ATTR(input_scale, Float, 1.0)
+    .OP_END_FACTORY_REG(EluBackward)
+
+// diff_src = diff_dst if beta*src > threshold else diff_dst*sigmoid(beta*src)
+REG_OP(SoftPlusBackward)
+    .INPUT(src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(beta, Float, 1.0)
+    .ATTR(threshold, Float, std::numeric_limits<float>::infinity())
+    .OP_END_FACTORY_REG(SoftPlusBackward)
+
+}  // namespace ge
+
+#endif  // ACTGRAD_OPS_PROTO_H_

@@ -1,0 +1,35 @@
+"""Spelling shared by the renderers: the generated-file banner and C++ literals."""
+from __future__ import annotations
+
+import math
+import re
+
+BANNER = "Generated from python/actgrad/spec.py by scripts/gen_ops.py; do not edit, rerun the script."
+CPP_BANNER = f"// {BANNER}\n"
+
+# spec dtype name -> GE data type enumerator
+GE_DTYPES = {"float32": "DT_FLOAT", "float16": "DT_FLOAT16", "bfloat16": "DT_BF16"}
+
+
+def snake(pascal: str) -> str:
+    """Ascend C's file/kernel naming rule (msOpGen): HardtanhGrad -> hardtanh_grad."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", pascal).lower()
+
+
+def cpp_float(value: float) -> str:
+    """A C++ literal that reads back as exactly `value` (repr is the shortest round-trip form)."""
+    if math.isinf(value):
+        return ("-" if value < 0 else "") + "std::numeric_limits<float>::infinity()"
+    return repr(float(value))
+
+
+def cpp_bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def cpp_attr_default(attr) -> str:
+    return cpp_bool(attr.default) if attr.type == "bool" else cpp_float(attr.default)
+
+
+def ge_dtypes(op) -> list[str]:
+    return [GE_DTYPES[d] for d in op.dtypes]

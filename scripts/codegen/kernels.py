@@ -1,0 +1,49 @@
+"""The kernel entry points (op_kernel/<op>.cpp) and the per-op tables the C++ host code includes."""
+from __future__ import annotations
+
+from .common import CPP_BANNER, snake
+
+REGISTRY_PATH = "op_host/op_registry.inc"
+ACLNN_CALLS_PATH = "op_host/npu/aclnn_calls.inc"
+
+
+def kernel_path(op) -> str:
+    return f"op_kernel/{op.name}.cpp"
+
+
+def render_kernel(op) -> str:
+    params = ", ".join(f"GM_ADDR {name}" for name in (*op.inputs, op.output, "workspace", "tiling"))
+    return (
+        CPP_BANNER
+        + f"// {op.op_type}: {op.formula}\n"
+        + "#include \"kernel_operator.h\"\n#include \"elementwise_grad.h\"\n"
+        + f"#include \"functors/{snake(op.functor)}.h\"\n\n"
+        + f"extern \"C\" __global__ __aicore__ void {op.name}({params})\n"
+        + "{\n"
+        + "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);\n"
+        + f"    actgrad::RunElementwiseGrad<actgrad::{op.functor}>({op.saved}, {op.grad}, {op.output}, tiling);\n"
+        + "}\n"
+    )
+
+
+def render_registry(spec) -> str:
+    """ACTGRAD_OP(OpType, op_name, Functor): the twin's operator table."""
+    return CPP_BANNER + "".join(f"ACTGRAD_OP({op.op_type}, {op.name}, {op.functor})\n" for op in spec.OPS)
+
+
+def _aclnn_arg(attr, index: int) -> str:
+    # The bridge receives every attribute as a double (bools as 0.0/1.0, as for _C.launch); the generated
+    # aclnn API takes float attributes as double and bool attributes as bool.
+    return f"attrs[{index}] != 0.0" if attr.type == "bool" else f"attrs[{index}]"
+
+
+def render_aclnn_calls(spec) -> str:
+    """ACTGRAD_ACLNN_CALL(OpType, aclnn<OpType>, args...): how the torch_npu bridge calls each generated aclnn API.
+
+    The custom package's aclnn API is named after the OpType and takes inputs, attributes, output in OpDef order.
+    """
+    lines = []
+    for op in spec.OPS:
+        args = ["in0", "in1", *(_aclnn_arg(a, i) for i, a in enumerate(op.attrs)), "out"]
+        lines.append(f"ACTGRAD_ACLNN_CALL({op.op_type}, aclnn{op.op_type}, {', '.join(args)})\n")
+    return CPP_BANNER + "".join(lines)

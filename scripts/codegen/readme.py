@@ -1,0 +1,68 @@
+"""The operator table and per-operator sections of README.md, between the BEGIN/END markers."""
+from __future__ import annotations
+
+from .common import BANNER
+
+PATH = "README.md"
+BEGIN = "<!-- BEGIN GENERATED OPERATORS -->"
+END = "<!-- END GENERATED OPERATORS -->"
+NEW_README = "## Operators\n\n{section}\n"
+
+
+def _default(attr) -> str:
+    return repr(attr.default)  # as Python prints it: -1.0, 0.16666666666666666, True, inf
+
+
+def python_signature(op) -> str:
+    """The public function's signature, as inspect.signature(actgrad.<op>) prints it."""
+    params = list(op.inputs)
+    params += [a.name if a.required else f"{a.name}={_default(a)}" for a in op.attrs]
+    return f"({', '.join(params)}, *, out=None)"
+
+
+def _attrs_cell(op) -> str:
+    return ", ".join(f"`{a.name}` ({'required' if a.required else _default(a)})" for a in op.attrs)
+
+
+def _table(spec) -> str:
+    rows = ["| Python function | GE OpType | inputs (IR order) | attrs (default) | output | CANN built-in counterpart |",
+            "|---|---|---|---|---|---|"]
+    for op in spec.OPS:
+        inputs = ", ".join(f"`{n}`" for n in op.inputs)
+        rows.append(f"| [`actgrad.{op.name}`](#{op.name}) | `{op.op_type}` | {inputs} | {_attrs_cell(op)} "
+                    f"| `{op.output}` | {op.aclnn} |")
+    return "\n".join(rows) + "\n"
+
+
+def _section(op) -> str:
+    attrs = "".join(f"  - `{a.name}` ({a.type}, {'required' if a.required else 'default ' + _default(a)}): {a.doc}\n"
+                    for a in op.attrs)
+    return (
+        f"### {op.name}\n\n"
+        f"```python\nactgrad.{op.name}{python_signature(op)} -> Tensor\n```\n\n"
+        f"- Formula: `{op.formula}`\n"
+        f"- Forward tensor: `{op.saved}` is the {op.forward_tensor}; `{op.grad}` is the incoming gradient.\n"
+        f"- Attributes:\n{attrs}"
+        f"- Dtypes: {', '.join(op.dtypes)} (one dtype for all tensors; float16/bfloat16 computed in float32).\n"
+        f"- torch op: `torch.ops.actgrad.{op.name}` and `.out`; GE IR: "
+        f"`{op.op_type}({', '.join(op.inputs)}) -> {op.output}`; kernel `op_kernel/{op.name}.cpp`.\n"
+        f"- Origin: {op.origin}. CANN built-in counterpart: {op.aclnn}; this package's aclnn API: "
+        f"`aclnn{op.op_type}`.\n"
+        f"- Divergences: {op.divergences}\n"
+    )
+
+
+def render_section(spec) -> str:
+    body = _table(spec) + "\n" + "\n".join(_section(op) for op in spec.OPS)
+    return f"{BEGIN}\n<!-- {BANNER} -->\n\n{body}{END}"
+
+
+def render(spec, current: str | None) -> str:
+    """README.md with the generated section replaced (or a new README holding just that section)."""
+    section = render_section(spec)
+    if current is None:
+        return NEW_README.format(section=section)
+    start, end = current.find(BEGIN), current.find(END)
+    if start < 0 or end < start:
+        raise ValueError(f"README.md lacks the {BEGIN} ... {END} markers; add them where the operator list belongs")
+    return current[:start] + section + current[end + len(END):]
