@@ -1,0 +1,24 @@
+"""actgrad: backward kernels of NN activations, written in Ascend C, run on the CPU twin of the Ascend C runtime.
+
+Every operator of spec.py is a torch op, torch.ops.actgrad.<name> (functional and .out), and a function here:
+hardtanh_grad, hardsigmoid_backward, clamp_backward, elu_backward, soft_plus_backward. actgrad.aten has drop-ins
+with ATen's signatures. tiling() shows how a launch splits the work; socs()/set_default_soc() (or $ACTGRAD_SOC)
+choose the SoC profile the twin runs as.
+"""
+import torch  # noqa: F401  (loads libtorch, which _C links against)
+
+try:
+    from . import _C
+except ImportError as error:
+    raise ImportError(f"actgrad._C, the compiled twin, cannot be loaded ({error}); build it with "
+                      "`pip install --no-build-isolation -e .` in the repository root") from error
+
+from . import library  # noqa: F401  (registers torch.ops.actgrad.*)
+from .functions import PUBLIC_FUNCTIONS
+from .soc import default_soc, set_default_soc, socs
+from .tiling import Tiling, tiling
+
+# The operator functions are made from the spec; bind them here as actgrad.<op name>.
+globals().update(PUBLIC_FUNCTIONS)
+
+__all__ = [*PUBLIC_FUNCTIONS, "tiling", "Tiling", "socs", "set_default_soc", "default_soc"]

@@ -1,0 +1,148 @@
+"""python -m actgrad.demo: every operator on the CPU twin against PyTorch, on the activations of an MLP layer.
+
+The layer's pre-activation z = x @ W + b, the activation's saved tensor (z, or the activation's output for the
+dst forms) and a random upstream gradient g feed each backward in float32, float16 and bfloat16.
+Piecewise-linear operators must equal PyTorch's backward in the same dtype bit for bit (PyTorch computes them in
+float32 and rounds once, as the contract does). ELU and softplus are compared with PyTorch's backward evaluated
+in float64 and rounded once to the dtype, within the contract's 4 ulp (float32) / 1 ulp (float16, bfloat16).
+Exits with status 1 if any operator is outside its tolerance.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+
+import actgrad
+
+aten = torch.ops.aten
+DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+TILING_SOC = "Ascend910B2"
+TRANSCENDENTAL_ULP = {torch.float32: 4, torch.float16: 1, torch.bfloat16: 1}
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+CLAMP_MIN, CLAMP_MAX = -0.5, 0.5
+SOFTPLUS_THRESHOLD = 20.0  # torch.nn.Softplus's default
+
+
+@dataclass(frozen=True)
+class Case:
+    label: str
+    op: str
+    saved: Callable  # z -> the tensor the backward is evaluated at, in z's dtype
+    run: Callable  # (saved, g) -> actgrad's result
+    reference: Callable  # (saved, g) -> PyTorch's result
+    exact: bool  # piecewise linear: PyTorch in the same dtype, bit-exact; else PyTorch in float64, ulp budget
+
+
+CASES = (
+    Case("hardtanh", "hardtanh_grad", lambda z: z,
+         lambda s, g: actgrad.hardtanh_grad(s, g),
+         lambda s, g: aten.hardtanh_backward(g, s, -1.0, 1.0), exact=True),
+    Case("hardsigmoid", "hardsigmoid_backward", lambda z: z,
+         lambda s, g: actgrad.hardsigmoid_backward(g, s),
+         lambda s, g: aten.hardsigmoid_backward(g, s), exact=True),
+    Case("clamp (dst)", "clamp_backward", lambda z: z.clamp(CLAMP_MIN, CLAMP_MAX),
+         lambda s, g: actgrad.clamp_backward(s, g, CLAMP_MIN, CLAMP_MAX),
+         lambda s, g: aten.hardtanh_backward(g, s, CLAMP_MIN, CLAMP_MAX), exact=True),
+    Case("elu (dst)", "elu_backward", F.elu,
+         lambda s, g: actgrad.elu_backward(s, g, 1.0),
+         lambda s, g: aten.elu_backward(g, 1.0, 1.0, 1.0, True, s), exact=False),
+    Case("selu (src)", "elu_backward", lambda z: z,
+         lambda s, g: actgrad.elu_backward(s, g, SELU_ALPHA, use_dst=False, scale=SELU_SCALE),
+         lambda s, g: aten.elu_backward(g, SELU_ALPHA, SELU_SCALE, 1.0, False, s), exact=False),
+    Case("softplus", "soft_plus_backward", lambda z: z,
+         lambda s, g: actgrad.soft_plus_backward(s, g, 1.0, SOFTPLUS_THRESHOLD),
+         lambda s, g: aten.softplus_backward(g, s, 1.0, SOFTPLUS_THRESHOLD), exact=False),
+)
+
+
+def mlp_layer(batch: int, features: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Pre-activation of a linear layer (unit variance, so every band edge is hit) and its upstream gradient."""
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(batch, features, generator=gen)
+    weight = torch.randn(features, features, generator=gen) / features ** 0.5
+    bias = 0.1 * torch.randn(features, generator=gen)
+    return x @ weight + bias, torch.randn(batch, features, generator=gen)
+
+
+def ordered(t: torch.Tensor) -> torch.Tensor:
+    """Float bits as integers ordered like the values (+0 and -0 both map to 0): ulp distance = difference."""
+    bits = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16}[t.dtype]
+    i = t.view(bits).long()
+    sign_bit = 1 << (torch.finfo(t.dtype).bits - 1)
+    return torch.where(i < 0, -(i + sign_bit), i)
+
+
+def errors(got: torch.Tensor, want: torch.Tensor) -> tuple[float, int]:
+    """Max absolute and max ulp error; positions where both are NaN agree."""
+    both_nan = got.isnan() & want.isnan()
+    abs_err = (got.double() - want.double()).abs().masked_fill(both_nan, 0.0)
+    ulp = (ordered(got) - ordered(want)).abs().masked_fill(both_nan, 0)
+    return float(abs_err.max()), int(ulp.max())
+
+
+def best_milliseconds(fn, repeats: int = 5) -> float:
+    """Best of `repeats` runs after a warm-up: the least disturbed by other work on the machine."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return 1e3 * min(times)
+
+
+def measure(case: Case, dtype, z: torch.Tensor, g: torch.Tensor) -> dict:
+    saved, grad = case.saved(z.to(dtype)), g.to(dtype)
+    got = case.run(saved, grad)
+    if case.exact:
+        want, tolerance = case.reference(saved, grad), 0
+    else:
+        want, tolerance = case.reference(saved.double(), grad.double()).to(dtype), TRANSCENDENTAL_ULP[dtype]
+    max_abs, max_ulp = errors(got, want)
+    tiling = actgrad.tiling(case.op, saved.shape, dtype, soc=TILING_SOC)
+    return {"op": case.label, "dtype": str(dtype).removeprefix("torch."),
+            "reference": "torch, same dtype" if case.exact else "torch f64, rounded",
+            "max_abs": max_abs, "max_ulp": max_ulp, "tolerance": tolerance, "ok": max_ulp <= tolerance,
+            "actgrad_ms": best_milliseconds(lambda: case.run(saved, grad)),
+            "torch_ms": best_milliseconds(lambda: case.reference(saved, grad)),
+            "blocks": tiling.block_dim, "tile": tiling.tile_length}
+
+
+def print_table(rows: list[dict]) -> None:
+    header = (f"{'op':<12} {'dtype':<9} {'reference':<19} {'max abs err':>11} {'max ulp':>7} {'tol':>3} "
+              f"{'ok':<4} {'actgrad ms':>10} {'torch ms':>8} {'blocks':>6} {'tile':>6}")
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        print(f"{r['op']:<12} {r['dtype']:<9} {r['reference']:<19} {r['max_abs']:>11.3g} {r['max_ulp']:>7} "
+              f"{r['tolerance']:>3} {'yes' if r['ok'] else 'NO':<4} {r['actgrad_ms']:>10.2f} {r['torch_ms']:>8.3f} "
+              f"{r['blocks']:>6} {r['tile']:>6}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--features", type=int, default=1024)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    z, g = mlp_layer(args.batch, args.features, args.seed)
+    print(f"MLP layer {args.batch}x{args.features}; twin SoC {actgrad.default_soc()}; tiling shown for {TILING_SOC}\n")
+    rows = [measure(case, dtype, z, g) for case in CASES for dtype in DTYPES]
+    print_table(rows)
+    failed = [f"{r['op']}/{r['dtype']}" for r in rows if not r["ok"]]
+    if failed:
+        print(f"\nOutside tolerance: {', '.join(failed)}")
+        return 1
+    print("\nAll operators within the contract's tolerance.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
