@@ -1,0 +1,95 @@
+"""The files generated from spec.py are up to date, and say what they are derived from."""
+import math
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GEN_OPS = ROOT / "scripts" / "gen_ops.py"
+GENERATED = ["README.md", "framework/actgrad_ops_proto.h", "op_host/actgrad_op_def.cpp", "op_host/op_registry.inc",
+             "op_host/npu/aclnn_calls.inc", "op_kernel/hardtanh_grad.cpp", "op_kernel/hardsigmoid_backward.cpp",
+             "op_kernel/clamp_backward.cpp", "op_kernel/elu_backward.cpp", "op_kernel/soft_plus_backward.cpp"]
+
+
+def gen_ops(*args):
+    return subprocess.run([sys.executable, str(GEN_OPS), *args], capture_output=True, text=True)
+
+
+def test_generated_files_are_up_to_date():
+    result = gen_ops("--check")
+    assert result.returncode == 0, f"stale generated files:\n{result.stdout}{result.stderr}"
+
+
+def test_check_lists_stale_files_and_a_rerun_fixes_them(tmp_path):
+    for path in GENERATED:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / path, tmp_path / path)
+    kernel = tmp_path / "op_kernel" / "hardtanh_grad.cpp"
+    kernel.write_text(kernel.read_text() + "// edited by hand\n")
+    (tmp_path / "op_host" / "op_registry.inc").unlink()
+
+    result = gen_ops("--check", "--root", str(tmp_path))
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == ["stale: op_host/op_registry.inc", "stale: op_kernel/hardtanh_grad.cpp"]
+
+    assert gen_ops("--root", str(tmp_path)).returncode == 0
+    assert gen_ops("--check", "--root", str(tmp_path)).returncode == 0
+    assert kernel.read_text() == (ROOT / "op_kernel" / "hardtanh_grad.cpp").read_text()
+
+
+def test_readme_outside_the_markers_is_kept(tmp_path):
+    section = (ROOT / "README.md").read_text()
+    begin, end = section.index("<!-- BEGIN GENERATED OPERATORS -->"), section.index("<!-- END GENERATED OPERATORS -->")
+    readme = "# actgrad\n\nIntro.\n\n<!-- BEGIN GENERATED OPERATORS -->\nold\n<!-- END GENERATED OPERATORS -->\n\nTail.\n"
+    (tmp_path / "README.md").write_text(readme)
+    assert gen_ops("--root", str(tmp_path)).returncode == 0
+    text = (tmp_path / "README.md").read_text()
+    assert text.startswith("# actgrad\n\nIntro.\n\n") and text.endswith("\n\nTail.\n")
+    assert section[begin:end] in text
+
+
+def test_generated_sources_name_their_origin():
+    for path in GENERATED[1:]:
+        first_line = (ROOT / path).read_text().splitlines()[0]
+        assert "Generated from python/actgrad/spec.py by scripts/gen_ops.py" in first_line, path
+
+
+def _load_spec():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import gen_ops
+        return gen_ops.load_spec()
+    finally:
+        sys.path.pop(0)
+
+
+CPP_CONSTANTS = {"true": True, "false": False, "std::numeric_limits<float>::infinity()": math.inf}
+
+
+def _cpp_value(literal: str):
+    return CPP_CONSTANTS[literal] if literal in CPP_CONSTANTS else float(literal)
+
+
+def test_ge_prototypes_match_the_spec():
+    proto = (ROOT / "framework" / "actgrad_ops_proto.h").read_text()
+    for op in _load_spec().OPS:
+        block = re.search(rf"REG_OP\({op.op_type}\)\n(.*?)\.OP_END_FACTORY_REG\({op.op_type}\)", proto, re.S).group(1)
+        assert re.findall(r"\.INPUT\((\w+),", block) == list(op.inputs)
+        assert re.findall(r"\.OUTPUT\((\w+),", block) == [op.output]
+        attrs = re.findall(r"\.(REQUIRED_ATTR|ATTR)\((\w+), (\w+)(?:, (.*))?\)", block)
+        assert [name for _, name, _, _ in attrs] == [a.name for a in op.attrs]
+        for (kind, _, ge_type, literal), attr in zip(attrs, op.attrs):
+            assert ge_type == {"float": "Float", "bool": "Bool"}[attr.type]
+            assert (kind == "REQUIRED_ATTR") == attr.required
+            if not attr.required:
+                assert _cpp_value(literal) == attr.default, (op.op_type, attr.name, literal)
+
+
+def test_kernel_entries_take_ir_order_and_pass_saved_then_grad():
+    for op in _load_spec().OPS:
+        text = (ROOT / "op_kernel" / f"{op.name}.cpp").read_text()
+        params = ", ".join(f"GM_ADDR {n}" for n in (*op.inputs, op.output, "workspace", "tiling"))
+        assert f'extern "C" __global__ __aicore__ void {op.name}({params})' in text
+        assert f"RunElementwiseGrad<actgrad::{op.functor}>({op.saved}, {op.grad}, {op.output}, tiling);" in text
