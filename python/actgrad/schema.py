@@ -50,7 +50,8 @@ def attribute_values(op: OpSpec, given: Sequence[float | bool]) -> list[float]:
     values = []
     for i, attr in enumerate(op.attrs):
         value = float(given[i] if i < len(given) else attr.default)
-        if abs(value) == SCHEMA_INF:
+        # only an attribute whose default is infinite can carry the stand-in; elsewhere DBL_MAX is a real value
+        if attr.type == "float" and attr.default is not None and math.isinf(attr.default) and abs(value) == SCHEMA_INF:
             value = math.copysign(math.inf, value)
         values.append(value)
     return values
