@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Measured accuracy of the actgrad operators on the twin: the maximum ulp distance to the contract's reference,
+per operator and dtype, over the exhaustive f16/bf16 sweeps of tests/sweeps.py (every bit pattern as the saved
+tensor against several gradients, and every bit pattern as the gradient against saved values around the bounds)
+and, for f32, the f16 and bf16 values plus a large random f32 sample.
+
+Reference: piecewise-linear ops (and EluBackward use_dst) the f32-step reference rounded once (target 0 ulp);
+EluBackward src and SoftPlusBackward the correctly rounded float64 value (targets 1 ulp f16/bf16, 4 ulp f32), over
+the region where the ulp target applies (tests/reference.py transcendental_regions; the f32-exp-underflow region is
+reported separately).
+
+    python scripts/accuracy.py [--random N] [--soc Ascend910B2]
+"""
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+
+import torch  # noqa: E402
+
+import harness as H  # noqa: E402
+import reference as R  # noqa: E402
+import sweeps as S  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--random", type=int, default=1_000_000,
+                    help="random f32 saved values per kind (random bit patterns, N(0,10), N(0,100)); default 1M")
+    ap.add_argument("--soc", default=None, help="SoC profile for the twin (default: actgrad's default)")
+    args = ap.parse_args()
+    ag = H.ag()
+    if args.soc:
+        ag.set_default_soc(args.soc)
+    t0 = time.time()
+    rows = {}
+    worst = {}
+    for op, i, attrs in S.all_cases():
+        label = op
+        if op == "elu_backward":
+            label = "elu_backward(use_dst)" if attrs.get("use_dst", True) else "elu_backward(src)"
+        for dtype in H.DTYPES:
+            saved, grad, got = S.run(op, dtype, attrs, n_random_f32=args.random if dtype == torch.float32 else 0)
+            st = S.measure(op, got, saved, grad, attrs)
+            key = (label, dtype)
+            cur = rows.setdefault(key, {"max_ulp": 0, "n_target": 0, "n_exceeding": 0, "nan_mismatches": 0,
+                                        "max_ulp_underflow_region": 0, "n_underflow_region": 0})
+            for k in ("n_target", "n_exceeding", "nan_mismatches", "n_underflow_region"):
+                cur[k] += st[k]
+            for k in ("max_ulp", "max_ulp_underflow_region"):
+                if st[k] > cur[k]:
+                    cur[k] = st[k]
+                    if k == "max_ulp":
+                        worst[key] = S.case_id(attrs)
+    labels = list(S.groups())
+    print(f"actgrad accuracy on the twin (SoC {ag.default_soc()}), {time.time() - t0:.0f} s")
+    print(f"{'operator':<24}{'dtype':>6}{'max ulp':>9}{'target':>8}{'elements':>12}{'over target':>13}"
+          f"{'NaN mism.':>11}{'underflow rgn max ulp (n)':>28}  worst case")
+    for label in labels:
+        for dtype in H.DTYPES:
+            r = rows[(label, dtype)]
+            under = f"{r['max_ulp_underflow_region']} ({r['n_underflow_region']})" if r["n_underflow_region"] else "-"
+            print(f"{label:<24}{H.DTYPE_IDS[dtype]:>6}{r['max_ulp']:>9}{S.target_of(label, dtype):>8}"
+                  f"{r['n_target']:>12}{r['n_exceeding']:>13}{r['nan_mismatches']:>11}{under:>28}  "
+                  f"{worst.get((label, dtype), '')}")
+    bad = sum(r["n_exceeding"] + r["nan_mismatches"] for r in rows.values())
+    print("all within target" if bad == 0 else f"{bad} elements outside the contract")
+    return 0 if bad == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Time each actgrad operator on the CPU twin next to ATen's CPU *_backward .grad_input overload.
+
+Both sides write into preallocated outputs (actgrad: out=; ATen: grad_input=), same inputs, same process; each
+measurement is the median of --reps runs after --warmup runs. ClampBackward is compared with hardtanh_backward
+(the same band test). Prints a table with the ratio actgrad time / ATen time (the project's target is <= 2x).
+
+    python scripts/bench_ops.py [--numel 4194304] [--reps 15] [--dtypes float32,bfloat16] [--soc Ascend910B2]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+
+def median_times(fa, fb, reps: int, warmup: int) -> tuple[float, float]:
+    """Median times of fa and fb, measured alternately (a, b, a, b, ...) so that a change of machine load during
+    the run affects both sides alike."""
+    for _ in range(warmup):
+        fa()
+        fb()
+    ta, tb = [], []
+    for _ in range(reps):
+        for fn, ts in ((fa, ta), (fb, tb)):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+    return statistics.median(ta), statistics.median(tb)
+
+
+def cases(actgrad, x, g, out_a, out_t):
+    aten = torch.ops.aten
+    return [
+        ("hardtanh_grad", lambda: actgrad.hardtanh_grad(x, g, -1.0, 1.0, out=out_a),
+         "hardtanh_backward", lambda: aten.hardtanh_backward.grad_input(g, x, -1.0, 1.0, grad_input=out_t)),
+        ("hardsigmoid_backward", lambda: actgrad.hardsigmoid_backward(g, x, out=out_a),
+         "hardsigmoid_backward", lambda: aten.hardsigmoid_backward.grad_input(g, x, grad_input=out_t)),
+        ("clamp_backward", lambda: actgrad.clamp_backward(x, g, -1.0, 1.0, False, out=out_a),
+         "hardtanh_backward", lambda: aten.hardtanh_backward.grad_input(g, x, -1.0, 1.0, grad_input=out_t)),
+        ("elu_backward(dst)", lambda: actgrad.elu_backward(x, g, 1.0, True, out=out_a),
+         "elu_backward(is_result)",
+         lambda: aten.elu_backward.grad_input(g, 1.0, 1.0, 1.0, True, x, grad_input=out_t)),
+        ("elu_backward(src)", lambda: actgrad.elu_backward(x, g, 1.0, False, out=out_a),
+         "elu_backward", lambda: aten.elu_backward.grad_input(g, 1.0, 1.0, 1.0, False, x, grad_input=out_t)),
+        ("soft_plus_backward", lambda: actgrad.soft_plus_backward(x, g, 1.0, 20.0, out=out_a),
+         "softplus_backward", lambda: aten.softplus_backward.grad_input(g, x, 1.0, 20.0, grad_input=out_t)),
+    ]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--numel", type=int, default=4 * 1024 * 1024)
+    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--dtypes", default="float32,bfloat16")
+    ap.add_argument("--soc", default=None)
+    args = ap.parse_args()
+
+    import actgrad  # noqa: PLC0415
+    if args.soc:
+        actgrad.set_default_soc(args.soc)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} ATen threads, {os.cpu_count()} CPUs, "
+          f"numel {args.numel}, median of {args.reps} alternating runs after {args.warmup} warm-up runs, "
+          f"SoC {actgrad.default_soc()}, load average {os.getloadavg()[0]:.2f}")
+    print(f"{'operator':<22}{'dtype':>9}{'actgrad ms':>12}{'ATen op':>26}{'ATen ms':>10}{'ratio':>8}")
+    ratios = []
+    for dname in args.dtypes.split(","):
+        dtype = getattr(torch, dname)
+        gen = torch.Generator().manual_seed(0)
+        x = (torch.randn(args.numel, generator=gen) * 3).to(dtype)
+        g = torch.randn(args.numel, generator=gen).to(dtype)
+        out_a, out_t = torch.empty_like(x), torch.empty_like(x)
+        for name, fa, aname, ft in cases(actgrad, x, g, out_a, out_t):
+            ta, tt = median_times(fa, ft, args.reps, args.warmup)
+            ratios.append(ta / tt)
+            print(f"{name:<22}{dname:>9}{ta * 1e3:>12.3f}{aname:>26}{tt * 1e3:>10.3f}{ta / tt:>8.2f}")
+    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    print(f"geometric mean ratio {geo:.2f}, max {max(ratios):.2f} (target <= 2); "
+          f"load average now {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

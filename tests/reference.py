@@ -1,0 +1,476 @@
+"""Reference implementations and numeric helpers for the actgrad operator tests.
+
+Two kinds of references, per docs/op-semantics Part A.2:
+
+* ``*_f32`` -- the contract of the piecewise-linear operators (HardtanhGrad, HardsigmoidBackward, ClampBackward,
+  EluBackward with use_dst=True): the inputs widened exactly to float32, every arithmetic step in NumPy float32
+  (IEEE, round-half-even per operation), the float32 result rounded once to the output dtype. The kernels must be
+  bit-exact against it.
+* ``*_f64`` -- the mathematical value in float64 (oneDNN / ATen formulas with actgrad's NaN policy). Rounded
+  correctly to the output dtype (``round_f64``) it is the target of the ulp bounds of the transcendental operators
+  (EluBackward with use_dst=False, SoftPlusBackward).
+
+Everything works on NumPy arrays of the exact input values (``exact(t)``: float64 copies of the tensors).
+The helpers at the bottom give all 65,536 bit patterns of float16/bfloat16, correct rounding float64 -> f32/f16/bf16
+(torch casts float64 -> f16/bf16 through float32, i.e. with double rounding; ``round_f64`` rounds to odd first),
+and the distance in ulps between two tensors of one dtype.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import math
+import pathlib
+
+import numpy as np
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def quiet(fn):
+    """Run fn with NumPy floating-point warnings off: the references compute on NaN/inf/overflow on purpose."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    return wrapper
+
+TORCH_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+DTYPE_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
+F32 = np.float32
+F32_MIN_NORMAL = float(np.finfo(np.float32).tiny)  # 2**-126
+F32_MAX = float(np.finfo(np.float32).max)
+LN_F32_MIN_NORMAL = math.log(F32_MIN_NORMAL)  # -87.33654...
+
+
+def load_spec():
+    """python/actgrad/spec.py, loaded by path (needs neither the extension nor an installed package)."""
+    path = ROOT / "python" / "actgrad" / "spec.py"
+    mod_spec = importlib.util.spec_from_file_location("_actgrad_spec_for_tests", path)
+    mod = importlib.util.module_from_spec(mod_spec)
+    import sys
+    sys.modules[mod_spec.name] = mod  # dataclasses need the module registered
+    mod_spec.loader.exec_module(mod)
+    return mod
+
+
+SPEC = load_spec()
+OP_NAMES = tuple(op.name for op in SPEC.OPS)
+PIECEWISE_OPS = ("hardtanh_grad", "hardsigmoid_backward", "clamp_backward")  # + elu_backward with use_dst=True
+
+
+def is_transcendental(op: str, attrs: dict) -> bool:
+    if op == "soft_plus_backward":
+        return True
+    if op == "elu_backward":
+        return not attrs.get("use_dst", True)
+    return False
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# tensors <-> exact NumPy values
+# ----------------------------------------------------------------------------------------------------------------
+@quiet
+def exact(t: torch.Tensor) -> np.ndarray:
+    """The exact values of a float tensor as a float64 array (f16/bf16/f32 -> f64 is exact)."""
+    return t.detach().to(torch.float64).contiguous().numpy().copy()
+
+
+@quiet
+def as_f32(t: torch.Tensor) -> np.ndarray:
+    """The exact values of a f16/bf16/f32 tensor as a float32 array (exact widening)."""
+    return t.detach().to(torch.float32).contiguous().numpy().copy()
+
+
+@quiet
+def round_f32(x: np.ndarray, dtype) -> torch.Tensor:
+    """Round a float32 array once to dtype (round-half-even; NaN/inf kept), as a tensor."""
+    dtype = TORCH_DTYPES.get(dtype, dtype)
+    t = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
+    return t.to(dtype)
+
+
+@quiet
+def _f64_to_f32_round_to_odd(x: np.ndarray) -> np.ndarray:
+    """float64 -> float32 with rounding to odd: truncate, then set the last bit if inexact.
+
+    Rounding to odd into a format with >= 2 more bits than the final one makes the second rounding (RNE to
+    f16/bf16) equal to a single correct rounding of the float64 value (Boldo & Melquiond). float32 has 24 bits,
+    bf16 8 and f16 11; in the subnormal ranges the margin is still >= 13 bits.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        y = x.astype(np.float32)
+    y64 = y.astype(np.float64)
+    inexact = (y64 != x) & ~np.isnan(x) & ~np.isinf(x)
+    toward_zero = inexact & (np.abs(y64) > np.abs(x))
+    y = np.where(toward_zero, np.nextafter(y, np.float32(0)), y).astype(np.float32)
+    bits = y.view(np.uint32).copy()
+    bits[inexact] |= np.uint32(1)
+    return bits.view(np.float32)
+
+
+@quiet
+def round_f64(x: np.ndarray, dtype) -> torch.Tensor:
+    """Correctly rounded (round-half-even, overflow to inf) float64 -> dtype, as a tensor."""
+    dtype = TORCH_DTYPES.get(dtype, dtype)
+    x = np.asarray(x, dtype=np.float64)
+    if dtype == torch.float32:
+        with np.errstate(all="ignore"):
+            return torch.from_numpy(np.ascontiguousarray(x.astype(np.float32)))
+    if dtype in (torch.float16, torch.bfloat16):
+        return torch.from_numpy(np.ascontiguousarray(_f64_to_f32_round_to_odd(x))).to(dtype)
+    raise TypeError(dtype)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# bit patterns, ulps
+# ----------------------------------------------------------------------------------------------------------------
+def all_values(dtype) -> torch.Tensor:
+    """All 65,536 bit patterns of float16 or bfloat16 (NaNs, infs, subnormals, both zeros included)."""
+    dtype = TORCH_DTYPES.get(dtype, dtype)
+    assert dtype in (torch.float16, torch.bfloat16)
+    return torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16).view(dtype)
+
+
+def finite_values(dtype) -> torch.Tensor:
+    v = all_values(dtype)
+    return v[torch.isfinite(v)]
+
+
+_INT_VIEW = {torch.float32: (torch.int32, 32), torch.float16: (torch.int16, 16), torch.bfloat16: (torch.int16, 16)}
+
+
+@quiet
+def ordered_int(t: torch.Tensor) -> np.ndarray:
+    """Map each float to an integer so that adjacent representable values differ by 1 and +0 == -0 == 0."""
+    ity, nbits = _INT_VIEW[t.dtype]
+    bits = t.detach().contiguous().view(ity).numpy().astype(np.int64) & ((1 << nbits) - 1)
+    sign = 1 << (nbits - 1)
+    mag = bits & (sign - 1)
+    return np.where(bits & sign, -mag, mag)
+
+
+NAN_MISMATCH = np.iinfo(np.int64).max
+
+
+@quiet
+def ulp_distance(got: torch.Tensor, want: torch.Tensor) -> np.ndarray:
+    """Number of representable values of the common dtype between got and want (0 = equal, zeros of either sign
+    equal, NaN vs NaN = 0, NaN vs number = NAN_MISMATCH). Infinities count as the value after the largest finite."""
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    got = got.reshape(-1)
+    want = want.reshape(-1)
+    d = np.abs(ordered_int(got) - ordered_int(want))
+    gn = torch.isnan(got).numpy()
+    wn = torch.isnan(want).numpy()
+    d = np.where(gn & wn, 0, d)
+    d = np.where(gn ^ wn, NAN_MISMATCH, d)
+    return d
+
+
+@quiet
+def ulp_of(want: torch.Tensor) -> np.ndarray:
+    """Size (float64) of one ulp of dtype at each value of want (the gap to the next value away from zero)."""
+    w = want.reshape(-1).detach()
+    a = w.abs()
+    nxt = torch.nextafter(a, torch.full_like(a, math.inf))
+    return (exact(nxt) - exact(a))
+
+
+@quiet
+def same_values(got: torch.Tensor, want: torch.Tensor) -> np.ndarray:
+    """Elementwise equality of values (NaN == NaN, +0 == -0); bool array."""
+    return ulp_distance(got, want) == 0
+
+
+@quiet
+def describe_mismatch(got, want, inputs: dict, limit: int = 8, mask=None) -> str:
+    """A readable list of the first mismatching elements for assertion messages."""
+    d = ulp_distance(got, want)
+    bad = d != 0 if mask is None else mask
+    idx = np.flatnonzero(bad)[:limit]
+    lines = [f"{int(bad.sum())} of {bad.size} elements differ; first:"]
+    flat = {k: v.reshape(-1) for k, v in inputs.items()}
+    for i in idx:
+        ins = ", ".join(f"{k}={float(v[i])!r}" for k, v in flat.items())
+        lines.append(f"  [{i}] {ins}: got {float(got.reshape(-1)[i])!r} want {float(want.reshape(-1)[i])!r}"
+                     f" ({d[i] if d[i] != NAN_MISMATCH else 'NaN mismatch'} ulp)")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# float32-step references (the bit-exact contract of the piecewise-linear ops)
+# ----------------------------------------------------------------------------------------------------------------
+@quiet
+def _f32(v) -> np.float32:
+    with np.errstate(all="ignore"):
+        return np.float32(v)  # nearest rounding of the double attribute, overflow to inf (like PyTorch)
+
+
+@quiet
+def _nan_policy(out, *inputs):
+    bad = np.zeros(np.shape(out), dtype=bool)
+    for a in inputs:
+        bad |= np.isnan(a)
+    return np.where(bad, np.array(np.nan, dtype=out.dtype), out).astype(out.dtype)
+
+
+@quiet
+def band_f32(x, g, lo32, hi32):
+    x = np.asarray(x, np.float32)
+    g = np.asarray(g, np.float32)
+    out = np.where((x > lo32) & (x < hi32), g, np.float32(0)).astype(np.float32)
+    return _nan_policy(out, x, g)
+
+
+@quiet
+def hardtanh_grad_f32(result, grad, min_val=-1.0, max_val=1.0):
+    return band_f32(result, grad, _f32(min_val), _f32(max_val))
+
+
+@quiet
+def clamp_backward_f32(src_or_dst, diff_dst, min, max, use_dst=True):  # noqa: A002 - contract names
+    return band_f32(src_or_dst, diff_dst, _f32(min), _f32(max))
+
+
+@quiet
+def hardsigmoid_bounds(alpha, beta):
+    """The open band of x where 0 < alpha*x + beta < 1, computed in double (contract A.2)."""
+    a = -beta / alpha
+    b = (1.0 - beta) / alpha
+    return (a, b) if a <= b else (b, a)
+
+
+@quiet
+def hardsigmoid_backward_f32(grad_output, self, alpha=1.0 / 6.0, beta=0.5):
+    x = np.asarray(self, np.float32)
+    g = np.asarray(grad_output, np.float32)
+    lo, hi = hardsigmoid_bounds(alpha, beta)
+    x64 = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        val = (g * _f32(alpha)).astype(np.float32)
+    out = np.where((x64 > lo) & (x64 < hi), val, np.float32(0)).astype(np.float32)
+    return _nan_policy(out, x, g)
+
+
+@quiet
+def elu_coefs_f32(alpha, scale, input_scale):
+    """ATen's opmath coefficients: negcoef = float(alpha) * float(scale) (an f32 product), poscoef, negiptcoef."""
+    with np.errstate(all="ignore"):
+        return _f32(alpha) * _f32(scale), _f32(scale), _f32(input_scale)
+
+
+@quiet
+def elu_backward_f32(src_or_dst, diff_dst, alpha, use_dst=True, scale=1.0, input_scale=1.0):
+    """ATen elu_backward in float32 steps. For use_dst=False the exp is NumPy's float32 exp (not a contract)."""
+    x = np.asarray(src_or_dst, np.float32)
+    g = np.asarray(diff_dst, np.float32)
+    negcoef, poscoef, negiptcoef = elu_coefs_f32(alpha, scale, input_scale)
+    with np.errstate(all="ignore"):
+        pos = g * poscoef
+        if use_dst:
+            neg = (g * negiptcoef) * (x + negcoef)
+        else:
+            neg = ((g * negiptcoef) * negcoef) * np.exp(x * negiptcoef)
+    out = np.where(x > 0, pos, neg).astype(np.float32)
+    return _nan_policy(out, x, g)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# float64 references (mathematical values; oneDNN / ATen formulas + NaN policy)
+# ----------------------------------------------------------------------------------------------------------------
+@quiet
+def hardtanh_grad_f64(result, grad, min_val=-1.0, max_val=1.0):
+    x = np.asarray(result, np.float64)
+    g = np.asarray(grad, np.float64)
+    lo, hi = float(_f32(min_val)), float(_f32(max_val))
+    out = np.where((x > lo) & (x < hi), g, 0.0)
+    return _nan_policy(out, x, g)
+
+
+@quiet
+def clamp_backward_f64(src_or_dst, diff_dst, min, max, use_dst=True):  # noqa: A002
+    return hardtanh_grad_f64(src_or_dst, diff_dst, min, max)
+
+
+@quiet
+def hardsigmoid_backward_f64(grad_output, self, alpha=1.0 / 6.0, beta=0.5):
+    x = np.asarray(self, np.float64)
+    g = np.asarray(grad_output, np.float64)
+    lo, hi = hardsigmoid_bounds(alpha, beta)
+    with np.errstate(all="ignore"):
+        out = np.where((x > lo) & (x < hi), g * alpha, 0.0)
+    return _nan_policy(out, x, g)
+
+
+@quiet
+def elu_backward_f64(src_or_dst, diff_dst, alpha, use_dst=True, scale=1.0, input_scale=1.0):
+    x = np.asarray(src_or_dst, np.float64)
+    g = np.asarray(diff_dst, np.float64)
+    with np.errstate(all="ignore"):
+        pos = g * scale
+        if use_dst:
+            neg = g * input_scale * (x + alpha * scale)
+        else:
+            neg = g * input_scale * alpha * scale * np.exp(x * input_scale)
+    out = np.where(x > 0, pos, neg)
+    return _nan_policy(out, x, g)
+
+
+@quiet
+def sigmoid_f64(z):
+    z = np.asarray(z, np.float64)
+    with np.errstate(all="ignore"):
+        e = np.exp(-np.abs(z))
+        return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+@quiet
+def soft_plus_backward_f64(src, diff_dst, beta=1.0, threshold=math.inf):
+    """grad if f32(beta)*x > f32(threshold) (the decision is taken on the f32 product, as the kernel does), else
+    grad*sigmoid(beta*x) evaluated in double with the exact beta."""
+    x = np.asarray(src, np.float64)
+    g = np.asarray(diff_dst, np.float64)
+    with np.errstate(all="ignore"):
+        bx32 = _f32(beta) * x.astype(np.float32)
+        passes = bx32 > _f32(threshold)
+        val = g * sigmoid_f64(beta * x)
+    out = np.where(passes, g, val)
+    return _nan_policy(out, x, g)
+
+
+F64 = {
+    "hardtanh_grad": hardtanh_grad_f64,
+    "hardsigmoid_backward": hardsigmoid_backward_f64,
+    "clamp_backward": clamp_backward_f64,
+    "elu_backward": elu_backward_f64,
+    "soft_plus_backward": soft_plus_backward_f64,
+}
+F32_STEP = {
+    "hardtanh_grad": hardtanh_grad_f32,
+    "hardsigmoid_backward": hardsigmoid_backward_f32,
+    "clamp_backward": clamp_backward_f32,
+    "elu_backward": elu_backward_f32,
+}
+
+# Attribute values used when a test does not choose them (required ones included).
+DEFAULT_ATTRS = {
+    "hardtanh_grad": {"min_val": -1.0, "max_val": 1.0},
+    "hardsigmoid_backward": {"alpha": 1.0 / 6.0, "beta": 0.5},
+    "clamp_backward": {"min": -1.0, "max": 1.0, "use_dst": True},
+    "elu_backward": {"alpha": 1.0, "use_dst": True, "scale": 1.0, "input_scale": 1.0},
+    "soft_plus_backward": {"beta": 1.0, "threshold": math.inf},
+}
+
+
+def _positional(op: str, saved, grad):
+    spec = SPEC.BY_NAME[op]
+    return (saved, grad) if spec.saved_index == 0 else (grad, saved)
+
+
+@quiet
+def reference_f64(op: str, saved: np.ndarray, grad: np.ndarray, **attrs) -> np.ndarray:
+    a = {**DEFAULT_ATTRS[op], **attrs}
+    return F64[op](*_positional(op, saved, grad), **a)
+
+
+@quiet
+def reference_f32(op: str, saved: np.ndarray, grad: np.ndarray, **attrs) -> np.ndarray:
+    a = {**DEFAULT_ATTRS[op], **attrs}
+    return F32_STEP[op](*_positional(op, np.asarray(saved, np.float32), np.asarray(grad, np.float32)), **a)
+
+
+@quiet
+def expected(op: str, saved: torch.Tensor, grad: torch.Tensor, **attrs) -> torch.Tensor:
+    """The contract's expected output for tensors saved/grad of one dtype: the f32-step reference rounded once
+    for the piecewise-linear ops, the correctly rounded f64 reference for the transcendental ones."""
+    a = {**DEFAULT_ATTRS[op], **attrs}
+    dtype = saved.dtype
+    if is_transcendental(op, a):
+        out = round_f64(reference_f64(op, exact(saved), exact(grad), **a), dtype)
+    else:
+        out = round_f32(reference_f32(op, as_f32(saved), as_f32(grad), **a), dtype)
+    return out.reshape(saved.shape)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Where the ulp targets of the transcendental ops apply
+# ----------------------------------------------------------------------------------------------------------------
+ULP_TARGET = {torch.float32: 4, torch.float16: 1, torch.bfloat16: 1}
+
+
+@quiet
+def transcendental_regions(op: str, saved: np.ndarray, grad: np.ndarray, **attrs):
+    """Split the elements of a transcendental op into (target, underflow, other):
+
+    * target: the ulp target of contract A.2 applies;
+    * underflow: the f32 intermediate exp/sigmoid is subnormal (exponent argument < ln(FLT_MIN)); there the f32
+      computation cannot carry more than an absolute error of about |grad*coef| * 2**-149 (``underflow_abs_bound``);
+    * other: neither (f32 overflow of grad*coef, NaN/inf inputs, zero-derivative inf*0, or argument rounding
+      beta*x / x*input_scale that is inexact in f32); tested separately (special values, PyTorch with tolerance).
+    """
+    a = {**DEFAULT_ATTRS[op], **attrs}
+    x = np.asarray(saved, np.float64)
+    g = np.asarray(grad, np.float64)
+    finite = np.isfinite(x) & np.isfinite(g)
+    with np.errstate(all="ignore"):
+        if op == "elu_backward":
+            arg = x * a["input_scale"]
+            arg32 = (_f32(a["input_scale"]) * x.astype(np.float32)).astype(np.float64)
+            arg_exact = arg32 == arg
+            neg = x <= 0
+            under = neg & (arg < LN_F32_MIN_NORMAL)
+            overflow = neg & elu_coef_overflows(g, a)
+            arg_exact = arg_exact | ~neg
+        elif op == "soft_plus_backward":
+            arg = x * a["beta"]
+            arg32 = (_f32(a["beta"]) * x.astype(np.float32)).astype(np.float64)
+            arg_exact = (arg32 == arg) | (np.isinf(arg32) & (np.sign(arg32) == np.sign(arg)))
+            under = arg < LN_F32_MIN_NORMAL
+            overflow = np.zeros_like(under)
+        else:
+            raise ValueError(op)
+    ok = finite & arg_exact & ~overflow
+    return ok & ~under, ok & under, ~ok
+
+
+@quiet
+def elu_coef_overflows(grad, attrs) -> np.ndarray:
+    """Where the f32 coefficient (grad*input_scale)*(alpha*scale) of the src form overflows: the evaluation order
+    of the contract then gives +-inf although the f64 value of the whole product may be finite."""
+    negcoef, _, negiptcoef = elu_coefs_f32(attrs["alpha"], attrs["scale"], attrs["input_scale"])
+    with np.errstate(all="ignore"):
+        c = (np.asarray(grad, np.float64).astype(np.float32) * negiptcoef) * negcoef
+    return np.isinf(c) & np.isfinite(np.asarray(grad, np.float64))
+
+
+@quiet
+def underflow_abs_bound(op: str, saved, grad, **attrs) -> np.ndarray:
+    a = {**DEFAULT_ATTRS[op], **attrs}
+    g = np.abs(np.asarray(grad, np.float64))
+    if op == "elu_backward":
+        g = g * abs(a["input_scale"] * a["alpha"] * a["scale"])
+    return 2.0 * g * 2.0 ** -149
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# PyTorch counterparts (finite inputs; the attributes PyTorch supports)
+# ----------------------------------------------------------------------------------------------------------------
+@quiet
+def torch_reference(op: str, saved: torch.Tensor, grad: torch.Tensor, **attrs) -> torch.Tensor:
+    a = {**DEFAULT_ATTRS[op], **attrs}
+    aten = torch.ops.aten
+    if op == "hardtanh_grad":
+        return aten.hardtanh_backward(grad, saved, a["min_val"], a["max_val"])
+    if op == "clamp_backward":
+        return aten.hardtanh_backward(grad, saved, a["min"], a["max"])
+    if op == "hardsigmoid_backward":
+        assert a["alpha"] == 1.0 / 6.0 and a["beta"] == 0.5, "PyTorch only has the defaults"
+        return aten.hardsigmoid_backward(grad, saved)
+    if op == "elu_backward":
+        return aten.elu_backward(grad, a["alpha"], a["scale"], a["input_scale"], bool(a["use_dst"]), saved)
+    if op == "soft_plus_backward":
+        return aten.softplus_backward(grad, saved, a["beta"], a["threshold"])
+    raise ValueError(op)

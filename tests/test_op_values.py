@@ -1,0 +1,218 @@
+"""Values of the five operators: exhaustive f16/bf16 sweeps, special values, hand-computed cases.
+
+The contract (op-semantics A.2): piecewise-linear ops bit-exact against reference.expected (f32 steps, one
+rounding); transcendental ops within 1 ulp (f16/bf16) / 4 ulp (f32) of the correctly rounded float64 value;
+NaN in -> NaN out; infinite gradient where the derivative is exactly 0 (outside a band) -> 0.
+"""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import harness as H
+import reference as R
+import sweeps as S
+
+DT = [pytest.param(d, id=H.DTYPE_IDS[d]) for d in H.DTYPES]
+
+
+# ------------------------------------------------------------------------------------------------ exhaustive sweeps
+@pytest.mark.parametrize("dtype", DT)
+@pytest.mark.parametrize("op,case", [pytest.param(op, i, id=f"{op}-{S.case_id(a)}") for op, i, a in S.all_cases()])
+def test_exhaustive(op, case, dtype):
+    stats = S.checked(op, dtype, case)
+    assert stats["n_target"] > 0
+    if not R.is_transcendental(op, H.full_attrs(op, S.CASES[op][case])):
+        assert stats["max_ulp"] == 0 and stats["nan_mismatches"] == 0
+
+
+# ------------------------------------------------------------------------------------------------ special values
+def op_bounds(op: str, attrs: dict):
+    a = H.full_attrs(op, attrs)
+    if op == "hardtanh_grad":
+        return [a["min_val"], a["max_val"]]
+    if op == "clamp_backward":
+        return [a["min"], a["max"]]
+    if op == "hardsigmoid_backward":
+        return list(R.hardsigmoid_bounds(a["alpha"], a["beta"]))
+    if op == "elu_backward":
+        return [0.0, -a["alpha"] * a["scale"], R.LN_F32_MIN_NORMAL / a["input_scale"]]
+    if op == "soft_plus_backward":
+        b = [R.LN_F32_MIN_NORMAL / a["beta"]] if a["beta"] else []
+        if math.isfinite(a["threshold"]) and a["beta"]:
+            b.append(a["threshold"] / a["beta"])
+        return b
+    raise ValueError(op)
+
+
+SPECIAL_CASES = [
+    ("hardtanh_grad", {}), ("hardtanh_grad", {"min_val": -0.7, "max_val": 0.7}),
+    ("hardtanh_grad", {"min_val": 0.0, "max_val": 6.0}),
+    ("hardsigmoid_backward", {}), ("hardsigmoid_backward", {"alpha": 0.2, "beta": 0.3}),
+    ("clamp_backward", {"min": -1.0, "max": 1.0}), ("clamp_backward", {"min": -0.1, "max": 1e-3, "use_dst": False}),
+    ("elu_backward", {"alpha": 1.0, "use_dst": True}), ("elu_backward", {"alpha": 1.0, "use_dst": False}),
+    ("elu_backward", {"alpha": S.SELU_ALPHA, "scale": S.SELU_SCALE, "use_dst": False}),
+    ("elu_backward", {"alpha": 0.3, "scale": 0.7, "input_scale": 1.5, "use_dst": True}),
+    ("soft_plus_backward", {}), ("soft_plus_backward", {"threshold": 20.0}),
+    ("soft_plus_backward", {"beta": -2.0, "threshold": 10.0}),
+]
+
+
+def _zero_derivative_inf(op, a, x, g, ref64):
+    """Cells where an infinite gradient meets an exactly-zero derivative of a non-band op (f64 reference gives NaN
+    from inf*0 though no input is NaN): the contract says 0 for the band ops only; accepted here: 0 or NaN."""
+    if op not in ("elu_backward", "soft_plus_backward"):
+        return np.zeros(x.shape, bool)
+    return np.isinf(g) & ~np.isnan(x) & np.isnan(ref64)
+
+
+@pytest.mark.parametrize("dtype", DT)
+@pytest.mark.parametrize("op,attrs", [pytest.param(op, a, id=f"{op}-{S.case_id(a)}") for op, a in SPECIAL_CASES])
+def test_special_values(op, attrs, dtype):
+    vals = H.interesting_values(dtype, op_bounds(op, attrs), n_random=48, seed=len(op))
+    saved, grad = H.pairs(vals, vals)
+    got = H.call(op, saved, grad, **attrs)
+    a = H.full_attrs(op, attrs)
+    x, g = R.exact(saved), R.exact(grad)
+    ref64 = R.reference_f64(op, x, g, **a)
+    amb = _zero_derivative_inf(op, a, x, g, ref64)
+    gv = R.exact(got)
+    assert np.all((gv[amb] == 0) | np.isnan(gv[amb])), "inf*0-derivative must give 0 or NaN"
+    keep = torch.from_numpy(~amb)
+    H.check_op(op, got[keep], saved[keep], grad[keep], attrs, f"{op} {attrs}")
+    if R.is_transcendental(op, a):
+        # infinite inputs (not checked by the accuracy regions): the correctly rounded f64 value within the target
+        inf_in = (np.isinf(x) | np.isinf(g)) & ~amb & ~np.isnan(x) & ~np.isnan(g)
+        want = R.round_f64(ref64, dtype)
+        d = R.ulp_distance(got, want)
+        bad = inf_in & (d > R.ULP_TARGET[dtype])
+        if op == "elu_backward":  # f32 coefficient overflow: +-inf, or inf*0 = NaN where exp underflows (as ATen)
+            bad &= ~((x <= 0) & R.elu_coef_overflows(g, a))
+        assert not bad.any(), R.describe_mismatch(got, want, {"saved": saved, "grad": grad}, mask=bad)
+
+
+@pytest.mark.parametrize("dtype", DT)
+@pytest.mark.parametrize("op", R.OP_NAMES)
+def test_nan_in_either_input_gives_nan(op, dtype):
+    vals = H.interesting_values(dtype, [], n_random=16)
+    nan = torch.full_like(vals, math.nan)
+    saved = torch.cat([nan, vals, nan])
+    grad = torch.cat([vals, nan, nan])
+    for use_dst in (True, False):
+        extra = {"use_dst": use_dst} if op in ("clamp_backward", "elu_backward") else {}
+        got = H.call(op, saved, grad, **extra)
+        assert torch.isnan(got).all(), (op, extra, got[~torch.isnan(got)][:8])
+
+
+@pytest.mark.parametrize("dtype", DT)
+@pytest.mark.parametrize("op,attrs,outside", [
+    ("hardtanh_grad", {}, [-1.0, 1.0, -2.0, 5.0, -math.inf, math.inf]),
+    ("hardtanh_grad", {"min_val": 3.0, "max_val": -3.0}, [0.0, -1.0, 2.0]),
+    ("clamp_backward", {"min": -1.0, "max": 1.0}, [-1.0, 1.0, -2.0, 5.0, -math.inf, math.inf]),
+    ("clamp_backward", {"min": 0.0, "max": 0.0, "use_dst": False}, [0.0, -0.0, 1.0, -1.0]),
+    ("hardsigmoid_backward", {}, [-3.0, 3.0, -7.0, 100.0, -math.inf, math.inf]),
+])
+def test_infinite_grad_outside_band_is_zero(op, attrs, outside, dtype):
+    x = torch.tensor(outside, dtype=dtype).repeat(2)
+    g = torch.tensor([math.inf] * len(outside) + [-math.inf] * len(outside), dtype=dtype)
+    got = H.call(op, x, g, **attrs)
+    assert got.tolist() == [0.0] * x.numel()
+
+
+# ------------------------------------------------------------------------------------------------ hand-computed values
+def f32(v):
+    return float(np.float32(v))
+
+
+def below(v, dtype=torch.float32):
+    return float(torch.nextafter(torch.tensor(v, dtype=dtype), torch.tensor(-math.inf, dtype=dtype)))
+
+
+def above(v, dtype=torch.float32):
+    return float(torch.nextafter(torch.tensor(v, dtype=dtype), torch.tensor(math.inf, dtype=dtype)))
+
+
+# (op, attrs, [(saved, grad, expected f32 value)]) -- written from the contract, independent of reference.py
+HAND = [
+    ("hardtanh_grad", {}, [(-1.0, 2.0, 0.0), (above(-1.0), 2.0, 2.0), (1.0, 2.0, 0.0), (below(1.0), -3.0, -3.0),
+                           (0.0, 7.0, 7.0), (-0.0, 7.0, 7.0), (0.5, math.inf, math.inf), (5.0, math.inf, 0.0),
+                           (-5.0, -math.inf, 0.0), (math.inf, 1.0, 0.0), (1e-45, 1e-45, 1e-45)]),
+    ("hardtanh_grad", {"min_val": -0.7, "max_val": 0.7},
+     [(f32(-0.7), 1.0, 0.0), (above(f32(-0.7)), 1.0, 1.0), (f32(0.7), 1.0, 0.0), (below(f32(0.7)), 1.0, 1.0)]),
+    ("hardtanh_grad", {"min_val": 2.0, "max_val": -2.0}, [(0.0, 1.0, 0.0), (1.0, 1.0, 0.0), (-3.0, 1.0, 0.0)]),
+    ("hardtanh_grad", {"min_val": -math.inf, "max_val": math.inf},
+     [(3e38, 1.0, 1.0), (-3e38, 2.0, 2.0), (math.inf, 1.0, 0.0), (-math.inf, 1.0, 0.0)]),
+    ("hardtanh_grad", {"min_val": -1e39, "max_val": 1e39},  # bounds beyond f32: nearest rounding gives +-inf
+     [(3e38, 1.0, 1.0), (math.inf, 1.0, 0.0)]),
+    ("hardsigmoid_backward", {}, [(3.0, 1.0, 0.0), (-3.0, 1.0, 0.0), (below(3.0), 1.0, f32(1 / 6)),
+                                  (above(-3.0), 6.0, f32(6 * np.float32(1 / 6))), (0.0, 1.0, f32(1 / 6)),
+                                  (math.nan, 1.0, math.nan), (1.0, math.nan, math.nan), (4.0, math.inf, 0.0),
+                                  (2.0, -math.inf, -math.inf)]),
+    ("hardsigmoid_backward", {"alpha": 0.5, "beta": 0.25},  # band (-0.5, 1.5)
+     [(-0.5, 1.0, 0.0), (above(-0.5), 1.0, 0.5), (1.5, 1.0, 0.0), (below(1.5), 3.0, 1.5)]),
+    ("hardsigmoid_backward", {"alpha": -0.5, "beta": 0.25},  # band (-1.5, 0.5), value grad*(-0.5)
+     [(-1.5, 1.0, 0.0), (above(-1.5), 1.0, -0.5), (0.5, 1.0, 0.0), (below(0.5), 3.0, -1.5), (1.0, 1.0, 0.0)]),
+    ("hardsigmoid_backward", {"alpha": 0.1, "beta": 0.5},  # bounds -5 and 5 computed in double
+     [(-5.0, 1.0, 0.0), (above(-5.0), 1.0, f32(0.1)), (5.0, 1.0, 0.0), (below(5.0), 1.0, f32(0.1))]),
+    ("clamp_backward", {"min": 0.0, "max": 6.0, "use_dst": True},
+     [(0.0, 1.0, 0.0), (-0.0, 1.0, 0.0), (6.0, 1.0, 0.0), (1e-45, 1.0, 1.0), (below(6.0), 2.0, 2.0)]),
+    ("clamp_backward", {"min": -2.0, "max": 2.0, "use_dst": False},
+     [(-2.0, 1.0, 0.0), (2.0, 1.0, 0.0), (1.0, 5.0, 5.0), (-10.0, math.inf, 0.0), (math.nan, 0.0, math.nan)]),
+    ("elu_backward", {"alpha": 1.0, "use_dst": True},
+     [(0.0, 2.0, 2.0), (-0.0, 2.0, 2.0), (1e-45, 2.0, 2.0), (-1.0, 2.0, 0.0), (-0.5, 2.0, 1.0), (3.0, 2.0, 2.0),
+      (math.nan, 1.0, math.nan)]),
+    ("elu_backward", {"alpha": 0.5, "use_dst": True, "scale": 2.0, "input_scale": 3.0},
+     [(0.0, 1.0, 3.0), (-1.0, 1.0, 0.0), (-0.5, 2.0, 3.0), (4.0, 1.5, 3.0)]),
+    ("elu_backward", {"alpha": 1.0, "use_dst": False},
+     [(0.0, 2.0, 2.0), (1e-45, 2.0, 2.0), (-1e-45, 2.0, 2.0), (-math.inf, 2.0, 0.0), (math.inf, 2.0, 2.0),
+      (-1.0, 1.0, f32(math.exp(-1))), (-10.0, 1.0, f32(math.exp(-10))), (math.nan, 1.0, math.nan),
+      (-1.0, math.nan, math.nan)]),
+    ("elu_backward", {"alpha": -0.75, "use_dst": False}, [(0.0, 1.0, -0.75), (-2.0, 1.0, f32(-0.75 * math.exp(-2)))]),
+    ("elu_backward", {"alpha": S.SELU_ALPHA, "use_dst": False, "scale": S.SELU_SCALE},
+     [(0.0, 1.0, f32(np.float32(S.SELU_ALPHA) * np.float32(S.SELU_SCALE))), (1.0, 1.0, f32(S.SELU_SCALE))]),
+    ("soft_plus_backward", {}, [(0.0, 2.0, 1.0), (math.inf, 3.0, 3.0), (-math.inf, 3.0, 0.0), (100.0, 3.0, 3.0),
+                                (-1.0, 1.0, f32(1 / (1 + math.e))), (1.0, 1.0, f32(1 / (1 + math.exp(-1)))),
+                                (-50.0, 1.0, f32(math.exp(-50) / (1 + math.exp(-50)))),
+                                (math.nan, 1.0, math.nan), (1.0, math.nan, math.nan)]),
+    ("soft_plus_backward", {"beta": 1.0, "threshold": 2.0},
+     [(2.0, 1.0, f32(1 / (1 + math.exp(-2)))), (above(2.0), 1.0, 1.0), (3.0, -4.0, -4.0)]),
+    ("soft_plus_backward", {"beta": 0.0}, [(5.0, 2.0, 1.0), (-1e30, 2.0, 1.0), (0.0, -3.0, -1.5)]),
+    ("soft_plus_backward", {"beta": -1.0, "threshold": 5.0},
+     [(-5.0, 1.0, f32(1 / (1 + math.exp(-5)))), (-6.0, 7.0, 7.0), (2.0, 1.0, f32(1 / (1 + math.exp(2)))),
+      (math.inf, 1.0, 0.0)]),
+]
+
+
+@pytest.mark.parametrize("op,attrs,cases", [pytest.param(*h, id=f"{h[0]}-{S.case_id(h[1])}") for h in HAND])
+def test_hand_computed_f32(op, attrs, cases):
+    x = torch.tensor([c[0] for c in cases], dtype=torch.float32)
+    g = torch.tensor([c[1] for c in cases], dtype=torch.float32)
+    want = torch.tensor([c[2] for c in cases], dtype=torch.float32)
+    got = H.call(op, x, g, **attrs)
+    tol = R.ULP_TARGET[torch.float32] if R.is_transcendental(op, H.full_attrs(op, attrs)) else 0
+    d = R.ulp_distance(got, want)
+    assert (d <= tol).all(), R.describe_mismatch(got, want, {"x": x, "g": g}, mask=d > tol)
+
+
+@pytest.mark.parametrize("dtype", [pytest.param(d, id=H.DTYPE_IDS[d]) for d in H.LOW])
+def test_hand_computed_low_precision(dtype):
+    """f32 compute, one rounding at the end; bounds compared in f32 (not rounded to the dtype)."""
+    one = torch.ones(1, dtype=dtype)
+    # hardsigmoid: grad*float(1/6) rounded once (bf16: 0.1669921875, f16: 0.1666259765625)
+    sixth = {torch.bfloat16: 0.1669921875, torch.float16: 0.1666259765625}[dtype]
+    assert H.call("hardsigmoid_backward", torch.zeros(1, dtype=dtype), one).item() == sixth
+    # grad 3 * f32(1/6) = 0.50000001: rounds to 0.5 in both
+    assert H.call("hardsigmoid_backward", torch.zeros(1, dtype=dtype), 3 * one).item() == 0.5
+    # hardtanh with max_val=0.7: dtype(0.7) is below 0.7 (bf16 0.69921875, f16 0.7001953125 is above)
+    x07 = torch.tensor([0.7], dtype=dtype)
+    want = 1.0 if x07.item() < 0.7 else 0.0
+    assert H.call("hardtanh_grad", x07, one, min_val=-0.7, max_val=0.7).item() == want
+    # elu dst: (g*1)*(x + 1) with x = -0.5 and g = 1 + ulp: exact in f32, rounded once
+    g = torch.nextafter(one, 2 * one)
+    got = H.call("elu_backward", torch.tensor([-0.5], dtype=dtype), g, alpha=1.0, use_dst=True)
+    assert got.item() == torch.tensor(g.item() * 0.5, dtype=dtype).item()
+    # (1+ulp)*1.5 = 1.5 + 1.5ulp is an exact tie in the dtype: round half to even gives 1.5 + 2ulp
+    got = H.call("elu_backward", torch.zeros(1, dtype=dtype), g, alpha=1.5, use_dst=True)
+    want = R.round_f32(np.array([np.float32(g.item()) * np.float32(1.5)], np.float32), dtype)
+    assert got.item() == want.item() == 1.5 + 2 * (g.item() - 1.0)
