@@ -332,9 +332,7 @@ TEST(Event_id_out_of_range_and_cube_event) {
     ExpectWhere("cube_event", 0, 1, "WaitFlag");
 }
 
-KNOWN_BUG_TEST(Missing_MTE3_to_MTE2_sync_on_TBuf_reuse_is_detected,
-               "operand_checks.h tracks only MTE2->V and V->MTE3: a DataCopy refilling a TBuf still being copied out "
-               "(no MTE3_MTE2 / V_MTE2 flag) is not reported") {
+TEST(Missing_MTE3_to_MTE2_sync_on_TBuf_reuse_is_detected) {
     // tile loop over one TBuf with manual flags but without the MTE3 -> MTE2 wait before the next copy-in:
     // on the NPU the second DataCopy(GM->UB) overwrites the buffer while MTE3 may still read it
     Gm<float> out(128);
@@ -671,9 +669,7 @@ TEST(DataCopyPad_padding_beyond_32_bytes_and_bad_blockLen) {
     ExpectWhere("copy_blocks", 0, 1, "DataCopy(GM->UB, DataCopyParams)");
 }
 
-KNOWN_BUG_TEST(DataCopyPad_gm_read_past_allocation_with_unaligned_srcStride,
-               "data_copy.h DataCopyPad(GM->UB): the GM bounds check rounds the byte offset down to whole elements "
-               "(gmOff / sizeof(T)), so a read up to sizeof(T)-1 bytes past the allocation passes") {
+TEST(DataCopyPad_gm_read_past_allocation_with_unaligned_srcStride) {
     Gm<float> g(2, 9);  // a 9-byte allocation
     EXPECT_SIM_ERROR(ErrorKind::OutOfBounds, "outside every allocation", Run("pad_stride", 1, [&] {
         TPipe pipe;
@@ -777,9 +773,7 @@ TEST(Second_live_TPipe) {
     });
 }
 
-KNOWN_BUG_TEST(Second_TPipe_after_Destroy_is_allowed,
-               "pipe.h TPipe::Destroy only resets the carving; the pipe stays registered as the live TPipe, so the "
-               "documented Destroy-then-new-TPipe pattern is rejected") {
+TEST(Second_TPipe_after_Destroy_is_allowed) {
     Run("destroy_then_new", 1, [] {
         TPipe a;
         a.Destroy();  // ascendc-api.md §2.4: Destroy releases the pipe and allows creating another TPipe
@@ -790,9 +784,7 @@ KNOWN_BUG_TEST(Second_TPipe_after_Destroy_is_allowed,
     });
 }
 
-KNOWN_BUG_TEST(TPipe_Reset_releases_queue_event_ids,
-               "pipe.h TPipeState::Reset does not release the event IDs held by tensors still enqueued, so after a "
-               "Reset the next EnQue fails with 'no event ID left'") {
+TEST(TPipe_Reset_releases_queue_event_ids) {
     Run("reset_events", 1, [] {
         TPipe pipe;
         TQue<TPosition::VECIN, 8> q;

@@ -18,11 +18,11 @@ inline float ExpF(float x) {
     // degree-7 Taylor polynomial in Estrin's form: a short dependency chain, so iterations overlap
     const float r2 = r * r;
     const float r4 = r2 * r2;
-    const float p01 = 1.0f + r;
     const float p23 = 0.5f + r * (1.0f / 6.0f);
     const float p45 = (1.0f / 24.0f) + r * (1.0f / 120.0f);
     const float p67 = (1.0f / 720.0f) + r * (1.0f / 5040.0f);
-    const float p = (p01 + r2 * p23) + r4 * (p45 + r2 * p67);
+    // the small terms are summed first and 1 is added last, so one rounding dominates
+    const float p = 1.0f + (r + (r2 * p23 + r4 * (p45 + r2 * p67)));
     const int32_t k = int32_t(kf);
     const int32_t k1 = k >> 1;
     const int32_t k2 = k - k1;

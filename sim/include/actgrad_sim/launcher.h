@@ -156,6 +156,13 @@ inline LaunchStats LaunchBlocks(const std::string& kernel, uint32_t blockDim, co
     launch.regions = GmRegistry::Instance().Snapshot();
     launch.regions.insert(launch.regions.end(), options.gmRegions.begin(), options.gmRegions.end());
     std::sort(launch.regions.begin(), launch.regions.end(), [](const GmRegion& a, const GmRegion& b) { return a.begin < b.begin; });
+    // a caller's region may lie inside (or overlap) a GmAlloc'd one: merge, so lookups see the whole allocation
+    std::vector<GmRegion> merged;
+    for (const GmRegion& r : launch.regions) {
+        if (!merged.empty() && r.begin <= merged.back().end) merged.back().end = std::max(merged.back().end, r.end);
+        else merged.push_back(r);
+    }
+    launch.regions = std::move(merged);
 
     const uint32_t threads = std::min(blockDim, options.threads == 0 ? DefaultThreads() : options.threads);
     std::vector<BlockStats> stats(blockDim);
@@ -166,7 +173,12 @@ inline LaunchStats LaunchBlocks(const std::string& kernel, uint32_t blockDim, co
 
     auto worker = [&](uint32_t) {
         uint8_t* ub = ThreadUbArena();
-        for (uint32_t b = next++; b < blockDim && !failed; b = next++) {
+        // once a block failed no new block is claimed, but a claimed one always runs: every block below the
+        // lowest failing one has run, so that block's error is the one reported whatever the thread count
+        for (;;) {
+            if (failed) break;
+            const uint32_t b = next++;
+            if (b >= blockDim) break;
             BlockContext ctx;
             ctx.launch = &launch;
             ctx.blockIdx = b;

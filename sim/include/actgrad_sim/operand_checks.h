@@ -39,18 +39,32 @@ void CheckVectorOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const 
         Fail(ErrorKind::MissingSync, api, name, " (", PositionName(r->pos), " buffer at UB offset ", r->offset,
              ") was filled by DataCopy and not yet EnQue'd/DeQue'd: the MTE2 -> V synchronisation is missing, "
              "on the NPU the vector unit races the copy");
-    if (access != Access::Read) r->vWrite = ctx.NextSeq();
+    if (access != Access::Read && r->mte3Read > ctx.synced[int(AscendC::HardEvent::MTE3_V)])
+        Fail(ErrorKind::MissingSync, api, name, " (UB offset ", r->offset, ") is still being copied out: a vector "
+             "write needs FreeTensor/AllocTensor or an MTE3 -> V flag first");
+    const uint64_t seq = ctx.NextSeq();
+    // data the vector unit received from MTE2 reaches MTE3 only through a later V -> MTE3 sync
+    if (access != Access::Read || r->mte2Write != 0) r->vWrite = seq;
+    r->mte2Write = 0;
+    r->vAccess = seq;
 }
 
 // A DataCopy into UB (pipe MTE2) writes `t`.
 template <typename T>
 void CheckDmaDestination(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api) {
     CheckUbOperand(t, bytes, api, "dst");
+    BlockContext& ctx = *tlBlock;
     BufferRecord* r = t.Record();
     if (r->IsQueue() && r->state != BufState::OCCUPIED)
         Fail(ErrorKind::QueueProtocol, api, "dst buffer at UB offset ", r->offset, " is ", BufStateName(r->state),
              ": copy into a tensor fresh from AllocTensor, before EnQue");
-    r->mte2Write = tlBlock->NextSeq();
+    if (r->mte3Read > ctx.synced[int(AscendC::HardEvent::MTE3_MTE2)])
+        Fail(ErrorKind::MissingSync, api, "dst buffer at UB offset ", r->offset, " is refilled while MTE3 may still be "
+             "copying it out: the MTE3 -> MTE2 synchronisation is missing");
+    if (r->vAccess > ctx.synced[int(AscendC::HardEvent::V_MTE2)])
+        Fail(ErrorKind::MissingSync, api, "dst buffer at UB offset ", r->offset, " is refilled while the vector unit may "
+             "still use it: the V -> MTE2 synchronisation is missing");
+    r->mte2Write = ctx.NextSeq();
 }
 
 // A DataCopy out of UB (pipe MTE3) reads `t`.
@@ -68,6 +82,7 @@ void CheckDmaSource(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char
     if (r->mte2Write > ctx.synced[int(AscendC::HardEvent::MTE2_MTE3)])
         Fail(ErrorKind::MissingSync, api, "src buffer at UB offset ", r->offset,
              " was filled by DataCopy and is copied out without EnQue/DeQue or an MTE2 -> MTE3 flag");
+    r->mte3Read = ctx.NextSeq();
 }
 
 inline void CountVectorInstruction() { tlBlock->stats.vectorInstructions++; }

@@ -52,7 +52,14 @@ public:
         generation_ += 1u << 20;  // re-carved slots never match a handle from before the reset
         used_ = 0;
         offset_ = 0;
+        for (uint32_t& n : Block("TPipe::Reset").queueEventsInFlight) n = 0;  // enqueued tensors give their IDs back
     }
+    // Destroy: release everything and stop being the block's TPipe, so another may be created.
+    void Release() {
+        Reset();
+        if (tlBlock != nullptr && tlBlock->pipe == this) tlBlock->pipe = nullptr;
+    }
+    void* owner = nullptr;  // the TPipe object, for GetTPipePtr
     uint32_t CarvedBytes() const { return offset_; }
 
 private:
@@ -77,6 +84,9 @@ constexpr AscendC::HardEvent QueueEvent(AscendC::TPosition pos) {
 
 namespace AscendC {
 
+using event_t = int32_t;
+using TEventID = int8_t;
+
 template <TPosition pos, int32_t depth, auto mask = 0>
 class TQue {
     static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT,
@@ -94,7 +104,7 @@ public:
             if (r->state != actgrad_sim::BufState::FREE) continue;
             cursor_ = (cursor_ + probe + 1) % num_;
             r->state = actgrad_sim::BufState::OCCUPIED;
-            r->mte2Write = r->vWrite = 0;
+            r->mte2Write = r->vWrite = r->vAccess = r->mte3Read = 0;
             LocalTensor<T> t;
             t.Bind(reinterpret_cast<PrimT<T>*>(actgrad_sim::tlBlock->ub + r->offset), r->length, r, r->generation);
             return t;
@@ -253,6 +263,7 @@ private:
 
 class TPipe {
 public:
+    TPipe() { state_.owner = this; }
     template <class T>
     bool InitBuffer(T& que, uint8_t num, uint32_t len) {
         que.Attach(state_, num, len);
@@ -264,10 +275,27 @@ public:
         return true;
     }
     void Reset() { state_.Reset(); }
-    void Destroy() { state_.Reset(); }
+    void Destroy() { state_.Release(); }
+
+    // A free event ID of `evt` (the manual SetFlag/WaitFlag idiom); IDs are not reserved.
+    TEventID FetchEventID(HardEvent evt) {
+        const actgrad_sim::BlockContext& ctx = actgrad_sim::Block("TPipe::FetchEventID");
+        for (uint32_t id = 0; id < ctx.soc().eventIds; ++id)
+            if (!ctx.flags[int(evt)][id].set) return TEventID(id);
+        actgrad_sim::Fail(actgrad_sim::ErrorKind::QueueProtocol, "TPipe::FetchEventID", "every event ID of event ",
+                          int(evt), " is set and not yet waited for");
+    }
+    template <HardEvent evt>
+    TEventID FetchEventID() { return FetchEventID(evt); }
+    template <HardEvent evt>
+    TEventID AllocEventID() { return FetchEventID(evt); }
+    template <HardEvent evt>
+    void ReleaseEventID(TEventID) {}
 
 private:
     actgrad_sim::TPipeState state_;
 };
+
+inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(actgrad_sim::CurrentPipe("GetTPipePtr").owner); }
 
 }  // namespace AscendC

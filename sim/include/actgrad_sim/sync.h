@@ -5,8 +5,6 @@
 namespace AscendC {
 
 enum pipe_t { PIPE_S = 1, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL = 10 };
-using event_t = int32_t;
-using TEventID = int8_t;
 
 enum class SaturationMode : uint8_t { FLOAT = 0, CAST, INT };
 

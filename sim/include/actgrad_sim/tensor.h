@@ -54,6 +54,8 @@ struct BufferRecord {
     uint32_t generation = 0;  // bumped by FreeTensor and TPipe::Reset: older LocalTensor handles are stale
     uint64_t mte2Write = 0;   // seq of a GM->UB copy not yet made visible to the vector pipe (0 = none)
     uint64_t vWrite = 0;      // seq of a vector write not yet made visible to MTE3 (0 = none)
+    uint64_t vAccess = 0;     // seq of the last vector access, which a refill by MTE2 must wait for
+    uint64_t mte3Read = 0;    // seq of the last copy-out, which a refill or vector write must wait for
     bool retired = false;     // released by TPipe::Reset
     bool IsQueue() const { return queue != nullptr; }
 };
@@ -154,18 +156,20 @@ public:
     void SetGlobalBuffer(__gm__ PrimType* buffer, uint64_t bufferSize) {
         addr_ = buffer;
         size_ = bufferSize;
+        sized_ = true;
     }
     void SetGlobalBuffer(__gm__ PrimType* buffer) {
         addr_ = buffer;
         size_ = 0;
+        sized_ = false;  // GetSize() == 0; only the allocation bounds the accesses
     }
     GlobalTensor operator[](const uint64_t offset) const {
-        if (size_ != 0 && offset > size_)
+        if (sized_ && offset > size_)
             actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, "GlobalTensor::operator[]", "offset ", offset,
                               " is beyond the global buffer of ", size_, " elements");
-        GlobalTensor v;
+        GlobalTensor v = *this;
         v.addr_ = addr_ + offset;
-        v.size_ = size_ == 0 ? 0 : size_ - offset;
+        v.size_ = sized_ ? size_ - offset : 0;
         return v;
     }
     PrimType GetValue(const uint64_t offset) const {
@@ -184,30 +188,47 @@ public:
     template <typename CAST_T>
     GlobalTensor<CAST_T> ReinterpretCast() const {
         GlobalTensor<CAST_T> out;
-        out.SetGlobalBuffer(reinterpret_cast<CAST_T*>(addr_), size_ * sizeof(T) / sizeof(CAST_T));
+        if (sized_) out.SetGlobalBuffer(reinterpret_cast<CAST_T*>(addr_), size_ * sizeof(T) / sizeof(CAST_T));
+        else out.SetGlobalBuffer(reinterpret_cast<CAST_T*>(addr_));
         return out;
     }
 
-    // Twin internal: [offset, offset+count) must lie in this tensor (when sized) and in a known GM allocation.
+    // Twin internal: elements [offset, offset+count) must lie in this tensor (when sized) and in a known GM
+    // allocation; GM addresses of element copies must be aligned to sizeof(T).
     void CheckAccess(const char* api, uint64_t offset, uint64_t count) const {
-        if (addr_ == nullptr)
-            actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api, "GlobalTensor has no buffer (SetGlobalBuffer not called)");
-        if (size_ != 0 && offset + count > size_)
-            actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, api, "elements [", offset, ", ", offset + count,
-                              ") exceed the global tensor size ", size_);
-        const auto& ctx = actgrad_sim::Block(api);
-        const uintptr_t p = uintptr_t(addr_ + offset);
+        RequireBuffer(api);
         if (uintptr_t(addr_) % alignof(PrimType) != 0)
             actgrad_sim::Fail(actgrad_sim::ErrorKind::Alignment, api, "GM address ", (const void*)addr_,
                               " is not aligned to sizeof(T) = ", sizeof(T));
-        if (ctx.launch->FindRegion(p, count * sizeof(T)) == nullptr)
-            actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, api, "GM bytes [", (const void*)p, ", +",
-                              count * sizeof(T), ") are outside every allocation the launcher knows");
+        if (sized_ && offset + count > size_)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, api, "elements [", offset, ", ", offset + count,
+                              ") exceed the global tensor size ", size_);
+        RequireAllocation(api, offset * sizeof(T), count * sizeof(T));
+    }
+    // Twin internal: the byte range [byteOffset, byteOffset+bytes) (DataCopyPad moves bytes, GM is byte-addressed).
+    void CheckBytes(const char* api, uint64_t byteOffset, uint64_t bytes) const {
+        RequireBuffer(api);
+        if (sized_ && byteOffset + bytes > size_ * sizeof(T))
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, api, "bytes [", byteOffset, ", ", byteOffset + bytes,
+                              ") exceed the global tensor size ", size_, " (", size_ * sizeof(T), " bytes)");
+        RequireAllocation(api, byteOffset, bytes);
     }
 
 private:
+    void RequireBuffer(const char* api) const {
+        if (addr_ == nullptr)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api, "GlobalTensor has no buffer (SetGlobalBuffer not called)");
+    }
+    void RequireAllocation(const char* api, uint64_t byteOffset, uint64_t bytes) const {
+        const uintptr_t p = uintptr_t(addr_) + byteOffset;
+        if (actgrad_sim::Block(api).launch->FindRegion(p, bytes) == nullptr)
+            actgrad_sim::Fail(actgrad_sim::ErrorKind::OutOfBounds, api, "GM bytes [", (const void*)p, ", +", bytes,
+                              ") are outside every allocation the launcher knows");
+    }
+
     PrimType* addr_ = nullptr;
     uint64_t size_ = 0;
+    bool sized_ = false;
 };
 
 }  // namespace AscendC

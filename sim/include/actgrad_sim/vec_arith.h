@@ -50,8 +50,9 @@ void NarrowInto(T* out, const float* in, uint32_t n, bool saturate) {
 // Integer lanes wrap (CTRL[53] default), so compute them unsigned.
 template <typename T, typename Op>
 inline T IntOp(T a, T b, Op op) {
-    using U = std::make_unsigned_t<T>;
-    return T(U(op(U(a), U(b))));
+    // types narrower than int would promote to (signed) int and could overflow: widen to unsigned first
+    using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+    return T(U(op(U(std::make_unsigned_t<T>(a)), U(std::make_unsigned_t<T>(b)))));
 }
 
 template <typename T, typename F>

@@ -85,8 +85,8 @@ inline const char* RoundModeName(AscendC::RoundMode m) {
 
 // Pick between the two representable neighbours `down` < v < `up` of an inexact value per the round mode;
 // `nearest` is the round-half-even result, `downOdd` says whether down's last mantissa bit is set.
-template <typename R>
-R PickRounded(double v, R down, R up, R nearest, double downValue, double upValue, bool downOdd, AscendC::RoundMode m) {
+template <typename R, typename V>
+R PickRounded(V v, R down, R up, R nearest, V downValue, V upValue, bool downOdd, AscendC::RoundMode m) {
     switch (m) {
         case AscendC::RoundMode::CAST_FLOOR: return down;
         case AscendC::RoundMode::CAST_CEIL: return up;
@@ -99,12 +99,15 @@ R PickRounded(double v, R down, R up, R nearest, double downValue, double upValu
     }
 }
 
-inline float RoundToFloat(double v, AscendC::RoundMode m) {
+// Values reach the rounding functions as long double: exact for every source type, int64 included.
+using Wide = long double;
+
+inline float RoundToFloat(Wide v, AscendC::RoundMode m) {
     const float r = float(v);
-    if (double(r) == v || v != v || std::isinf(v)) return r;
-    const float down = double(r) < v ? r : std::nextafter(r, -INFINITY);
-    const float up = double(r) > v ? r : std::nextafter(r, INFINITY);
-    return PickRounded(v, down, up, r, double(down), double(up), (FloatBits(down) & 1u) != 0, m);
+    if (Wide(r) == v || v != v || std::isinf(v)) return r;
+    const float down = Wide(r) < v ? r : std::nextafter(r, -INFINITY);
+    const float up = Wide(r) > v ? r : std::nextafter(r, INFINITY);
+    return PickRounded<float, Wide>(v, down, up, r, Wide(down), Wide(up), (FloatBits(down) & 1u) != 0, m);
 }
 
 // Neighbour of a 16-bit float pattern toward +inf (up) or -inf.
@@ -124,13 +127,14 @@ inline uint16_t RoundTo16(float f, AscendC::RoundMode m) {
     if (nv == f || f != f) return n;
     const uint16_t down = nv < f ? n : Step16(n, false);
     const uint16_t up = nv > f ? n : Step16(n, true);
-    return PickRounded<uint16_t>(f, down, up, n, float(T::FromBits(down)), float(T::FromBits(up)), (down & 1u) != 0, m);
+    return PickRounded<uint16_t, Wide>(f, down, up, n, Wide(float(T::FromBits(down))), Wide(float(T::FromBits(up))),
+                                       (down & 1u) != 0, m);
 }
 
 template <typename I>
-inline I RoundToInt(double v, AscendC::RoundMode m) {
+inline I RoundToInt(Wide v, AscendC::RoundMode m) {
     if (v != v) return I(0);
-    double r;
+    Wide r;
     switch (m) {
         case AscendC::RoundMode::CAST_FLOOR: r = std::floor(v); break;
         case AscendC::RoundMode::CAST_CEIL: r = std::ceil(v); break;
@@ -139,19 +143,19 @@ inline I RoundToInt(double v, AscendC::RoundMode m) {
         default: r = std::nearbyint(v); break;
     }
     // float -> int conversions saturate (CTRL[59] default)
-    if (r <= double(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
-    if (r >= double(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+    if (r <= Wide(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+    if (r >= Wide(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
     return I(r);
 }
 
-template <typename T> inline double ToDouble(T v) {
-    if constexpr (IsHalfLike<T>) return double(float(v));
-    else return double(v);
+template <typename T> inline Wide ToWide(T v) {
+    if constexpr (IsHalfLike<T>) return Wide(float(v));
+    else return Wide(v);
 }
 
 template <typename D, typename S>
 inline D ConvertOne(S s, AscendC::RoundMode m, bool saturate) {
-    const double v = ToDouble(s);
+    const Wide v = ToWide(s);
     if constexpr (std::is_same<D, float>::value) {
         if constexpr (std::is_same<S, float>::value) {
             // float -> float with a mode rounds to an integral value
@@ -212,7 +216,7 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
             actgrad_sim::Fail(actgrad_sim::ErrorKind::Overlap, api, "widening ", actgrad_sim::TypeName<U>(), " -> ",
                               actgrad_sim::TypeName<T>(), " in place is not supported");
         overlapping = lo + loLen > hi;
-        if (!narrowSrcAbove && overlapping && loLen > actgrad_sim::kRepeatBytes)
+        if (d != s && !narrowSrcAbove && overlapping && loLen > actgrad_sim::kRepeatBytes)
             actgrad_sim::Fail(actgrad_sim::ErrorKind::Overlap, api, "dst [UB ", actgrad_sim::UbOffset(dst), ", +", dBytes,
                               ") and src [UB ", actgrad_sim::UbOffset(src), ", +", sBytes, ") overlap beyond one repeat");
     }

@@ -1,5 +1,4 @@
 // PROBE: ubsan
-// KNOWN_BUG: vec_arith.h IntOp computes 16-bit lanes as `op(U(a), U(b))` with U = uint16_t; both promote to int, so Mul/Muls of int16_t/uint16_t overflow signed int (undefined behaviour, e.g. 65535 * 65535). Fix: widen to unsigned first, e.g. `using W = decltype(U() + 0u); return T(U(op(W(U(a)), W(U(b)))));`.
 // int16 Mul and Muls wrap like the hardware; built with -fsanitize=undefined this must run clean.
 #include <cstdio>
 #include <cstring>
