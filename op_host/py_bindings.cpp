@@ -1,4 +1,5 @@
 // actgrad._C: the twin backend as seen from Python (see docs/DESIGN.md for the contract).
+#include <ATen/Parallel.h>
 #include <torch/extension.h>
 
 #include <string>
@@ -61,11 +62,19 @@ py::dict Launch(const std::string& opType, const at::Tensor& in0, const at::Tens
     }
     TORCH_CHECK(in0.numel() > 0, "actgrad._C.launch: empty tensors launch no kernel");
     TORCH_CHECK(threads >= 0, "actgrad._C.launch: threads must be >= 0");
+    // blocks run on ATen's intra-op pool: a second pool would fight ATen's spinning threads for the cores
+    actgrad_sim::LaunchOptions options;
+    options.threads = threads > 0 ? uint32_t(threads) : uint32_t(at::get_num_threads());
+    options.runWorkers = [](uint32_t workers, const std::function<void(uint32_t)>& job) {
+        at::parallel_for(0, workers, 1, [&](int64_t begin, int64_t end) {
+            for (int64_t w = begin; w < end; ++w) job(uint32_t(w));
+        });
+    };
     actgrad_sim::LaunchStats stats;
     {
         py::gil_scoped_release release;
         stats = RunOnTwin(opType, in0.data_ptr(), in1.data_ptr(), out.data_ptr(), uint64_t(in0.numel()), key, attrs, soc,
-                          uint32_t(threads));
+                          options);
     }
     return StatsDict(stats);
 }

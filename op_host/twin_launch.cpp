@@ -59,12 +59,10 @@ ElementwiseGradTiling PlanOnTwin(const std::string& opType, uint64_t numel, Dtyp
 
 actgrad_sim::LaunchStats RunOnTwin(const std::string& opType, void* in0, void* in1, void* out, uint64_t numel,
                                    DtypeKey dtype, const std::vector<double>& attrs, const std::string& soc,
-                                   uint32_t threads) {
+                                   actgrad_sim::LaunchOptions options) {
     const TwinKernel& k = FindKernel(opType);
     ElementwiseGradTiling tiling = PlanOnTwin(opType, numel, dtype, soc, attrs);
     const uint64_t bytes = numel * DtypeSize(dtype);
-    actgrad_sim::LaunchOptions options;
-    options.threads = threads;
     options.soc = &actgrad_sim::FindSoc(soc);
     for (void* p : {in0, in1, out}) options.gmRegions.push_back({uintptr_t(p), uintptr_t(p) + bytes});
     return actgrad_sim::Launch(k.name, k.kernel, tiling.blockDim, options, GM_ADDR(in0), GM_ADDR(in1), GM_ADDR(out),

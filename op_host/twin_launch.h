@@ -15,7 +15,7 @@ ElementwiseGradTiling PlanOnTwin(const std::string& opType, uint64_t numel, Dtyp
 // in0/in1 in IR order, out: numel elements of `dtype` each, out may alias the gradient input.
 actgrad_sim::LaunchStats RunOnTwin(const std::string& opType, void* in0, void* in1, void* out, uint64_t numel,
                                    DtypeKey dtype, const std::vector<double>& attrs, const std::string& soc,
-                                   uint32_t threads);
+                                   actgrad_sim::LaunchOptions options);
 
 // UB the kernel may carve on this SoC: the reserved top (Select scratch) and the 256 B system reserve are taken off.
 SocResources TwinSocResources(const actgrad_sim::SocProfile& soc);

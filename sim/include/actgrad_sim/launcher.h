@@ -28,6 +28,9 @@ struct LaunchOptions {
     uint32_t threads = 0;              // 0: one per hardware thread; 1: sequential on the calling thread
     std::vector<GmRegion> gmRegions;   // GM the caller owns for this launch, besides GmAlloc'd memory
     const SocProfile* soc = nullptr;   // null: CurrentSoc()
+    // Runs job(worker) for worker in [0, workers) in parallel and returns when all are done; null: the twin's
+    // own WorkerPool. A host framework passes its thread pool here, so the twin does not compete with it.
+    std::function<void(uint32_t workers, const std::function<void(uint32_t)>& job)> runWorkers;
 };
 
 class WorkerPool {
@@ -201,6 +204,8 @@ inline LaunchStats LaunchBlocks(const std::string& kernel, uint32_t blockDim, co
     };
     if (threads <= 1) {
         worker(0);
+    } else if (options.runWorkers) {
+        options.runWorkers(threads, worker);
     } else {
         WorkerPool::Instance().Run(threads, worker);
     }

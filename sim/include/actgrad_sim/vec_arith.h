@@ -4,6 +4,10 @@
 #include <cmath>
 #include <type_traits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "fast_math.h"
 #include "operand_checks.h"
 
@@ -23,10 +27,41 @@ template <typename T> inline T Narrow(float f, bool saturate) {
     }
 }
 
+#if defined(__SSE2__)
+// float -> bf16 bits of 8 lanes: round half to even by integer add, NaN kept quiet. The arithmetic shift leaves each
+// lane's 16-bit pattern sign-extended, so the signed saturating pack moves it unchanged.
+inline __m128i Bf16Of4(__m128i x) {
+    const __m128i lsb = _mm_and_si128(_mm_srli_epi32(x, 16), _mm_set1_epi32(1));
+    const __m128i rounded = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(x, _mm_set1_epi32(0x7fff)), lsb), 16);
+    const __m128i quiet = _mm_or_si128(_mm_srai_epi32(x, 16), _mm_set1_epi32(0x40));
+    const __m128i nan = _mm_cmpgt_epi32(_mm_and_si128(x, _mm_set1_epi32(0x7fffffff)), _mm_set1_epi32(0x7f800000));
+    return _mm_or_si128(_mm_and_si128(nan, quiet), _mm_andnot_si128(nan, rounded));
+}
+inline uint32_t NarrowBf16Fast(uint16_t* out, const float* in, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i a = Bf16Of4(_mm_castps_si128(_mm_loadu_ps(in + i)));
+        const __m128i b = Bf16Of4(_mm_castps_si128(_mm_loadu_ps(in + i + 4)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_packs_epi32(a, b));
+    }
+    return i;
+}
+#else
+inline uint32_t NarrowBf16Fast(uint16_t*, const float*, uint32_t) { return 0; }
+#endif
+
 // float -> half/bf16 bits, round half to even, saturating when asked: a plain loop over 16-bit storage.
 template <typename T>
 void NarrowInto(T* out, const float* in, uint32_t n, bool saturate) {
     uint16_t bits[64];
+    uint32_t done = 0;
+    if (std::is_same<T, bfloat16_t>::value && !saturate) {
+        typedef uint16_t AliasU16 __attribute__((may_alias));
+        done = NarrowBf16Fast(reinterpret_cast<AliasU16*>(out), in, n);
+    }
+    out += done;
+    in += done;
+    n -= done;
     for (uint32_t base = 0; base < n; base += 64) {
         const uint32_t m = n - base < 64 ? n - base : 64;
         const float* src = in + base;

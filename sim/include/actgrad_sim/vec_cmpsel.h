@@ -1,6 +1,9 @@
 // Compare / Compares produce a packed bit mask (element i -> byte i/8, bit i%8); Select consumes one.
 #pragma once
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "operand_checks.h"
 #include "vec_arith.h"
@@ -57,9 +60,47 @@ struct Broadcast {
     T operator[](int) const { return value; }
 };
 
+#if defined(__SSE2__)
+// float compares straight into mask bits: one compare and one movemask per 4 lanes (NaN-aware like IEEE: only
+// NE is true for a NaN operand).
+inline __m128 LoadPs(const float* p) { return _mm_loadu_ps(p); }
+inline __m128 LoadPs(Broadcast<float> b) { return _mm_set1_ps(b.value); }
+template <typename R> inline R Advance(R r, int) { return r; }
+inline const float* Advance(const float* p, int i) { return p + i; }
+
+template <typename Rhs, typename Cmp>
+void CompareFloatSse(uint8_t* dst, const float* a, uint32_t count, Rhs rhs, Cmp cmp) {
+    for (uint32_t base = 0; base < count; base += 8) {
+        const auto r = rhs(base);
+        const int lo = _mm_movemask_ps(cmp(_mm_loadu_ps(a + base), LoadPs(r)));
+        const int hi = _mm_movemask_ps(cmp(_mm_loadu_ps(a + base + 4), LoadPs(Advance(r, 4))));
+        dst[base / 8] = uint8_t(lo | (hi << 4));
+    }
+}
+
+template <typename Rhs>
+bool CompareFloatFast(uint8_t* dst, const float* a, uint32_t count, AscendC::CMPMODE m, Rhs rhs) {
+    switch (m) {
+        case AscendC::CMPMODE::LT: CompareFloatSse(dst, a, count, rhs, [](__m128 x, __m128 y) { return _mm_cmplt_ps(x, y); }); break;
+        case AscendC::CMPMODE::GT: CompareFloatSse(dst, a, count, rhs, [](__m128 x, __m128 y) { return _mm_cmpgt_ps(x, y); }); break;
+        case AscendC::CMPMODE::EQ: CompareFloatSse(dst, a, count, rhs, [](__m128 x, __m128 y) { return _mm_cmpeq_ps(x, y); }); break;
+        case AscendC::CMPMODE::LE: CompareFloatSse(dst, a, count, rhs, [](__m128 x, __m128 y) { return _mm_cmple_ps(x, y); }); break;
+        case AscendC::CMPMODE::GE: CompareFloatSse(dst, a, count, rhs, [](__m128 x, __m128 y) { return _mm_cmpge_ps(x, y); }); break;
+        default: CompareFloatSse(dst, a, count, rhs, [](__m128 x, __m128 y) { return _mm_cmpneq_ps(x, y); }); break;
+    }
+    return true;
+}
+template <typename T, typename Rhs>
+bool CompareFloatFast(uint8_t*, const T*, uint32_t, AscendC::CMPMODE, Rhs) { return false; }
+#else
+template <typename T, typename Rhs>
+bool CompareFloatFast(uint8_t*, const T*, uint32_t, AscendC::CMPMODE, Rhs) { return false; }
+#endif
+
 // One instantiation per mode, so each is a tight loop without a per-element switch.
 template <typename T, typename Rhs>
 void CompareInto(uint8_t* dst, const T* a, uint32_t count, AscendC::CMPMODE m, Rhs rhs) {
+    if (CompareFloatFast(dst, a, count, m, rhs)) return;
     switch (m) {
         case AscendC::CMPMODE::LT: CompareChunks(dst, a, count, rhs, [](auto x, auto y) { return x < y; }); break;
         case AscendC::CMPMODE::GT: CompareChunks(dst, a, count, rhs, [](auto x, auto y) { return x > y; }); break;
