@@ -1,10 +1,10 @@
 """torch.ops.actgrad: defines every operator of the spec (functional and .out) with its CPU (twin) and Meta kernels,
-and the PrivateUse1 kernels when torch_npu is installed."""
+its autograd (no double backward: see autograd.py), and the PrivateUse1 kernels when torch_npu is installed."""
 from __future__ import annotations
 
 import torch
 
-from . import _C, npu
+from . import _C, autograd, npu
 from .kernels import launching_kernels, meta_kernels
 from .schema import NAMESPACE, functional_schema, out_schema
 from .soc import default_soc
@@ -28,4 +28,5 @@ def _register(op) -> None:
 
 for _op in OPS:
     _register(_op)
+autograd.register(lib, OPS)
 npu.register(lib)

@@ -1,0 +1,96 @@
+"""Autograd of the operators, built from the spec.
+
+The operators are themselves backward kernels; their own derivative (double backward) is not implemented. Without
+an autograd kernel torch's fallback only warns when something backpropagates through them and leaves the inputs'
+.grad at None, so second-order use would silently miss gradients. Instead:
+
+- every functional op gets an autograd formula (torch.library.register_autograd): the forward runs as usual and
+  its output requires grad when an input does; backpropagating through it raises NotImplementedError naming the
+  op. The backward does not raise by itself but calls actgrad::_double_backward_not_implemented, whose kernel
+  raises (its Meta kernel returns an empty gradient): torch.compile traces the backward when an input requires
+  grad, and so compiles, runs the forward and raises only when the compiled backward runs, as eager does.
+- every .out overload, which mutates `out`, gets an Autograd kernel that refuses arguments requiring grad (with
+  grad mode on) with the error ATen's out= functions raise, and otherwise runs the kernel below autograd; and, as
+  torch.library.custom_op gives a mutable op, an ADInplaceOrView kernel that bumps the version counter of `out`,
+  so that autograd notices the write when `out` was saved for another op's backward.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import torch
+
+from .spec import OpSpec
+
+DOUBLE_BACKWARD_OP = "_double_backward_not_implemented"
+
+
+def double_backward_message(op_name: str) -> str:
+    return (f"actgrad.{op_name}: double backward (the derivative of actgrad.{op_name}) is not implemented by actgrad. "
+            f"actgrad.{op_name} is itself a backward kernel; call it on inputs that do not require grad (detach "
+            "them, or use torch.no_grad()) where it is not to be differentiated.")
+
+
+def out_requires_grad_message(op: OpSpec) -> str:
+    # the wording of ATen's out= functions, e.g. torch.add(x, y, out=z) with x requiring grad
+    return (f"actgrad.{op.name}(): functions with out=... arguments don't support automatic differentiation, but "
+            "one of the arguments requires grad.")
+
+
+def _double_backward_not_implemented(grad: torch.Tensor, op_name: str) -> torch.Tensor:
+    raise NotImplementedError(double_backward_message(op_name))
+
+
+def _double_backward_meta(grad: torch.Tensor, op_name: str) -> torch.Tensor:
+    return torch.empty_like(grad)
+
+
+def _setup_context(ctx, inputs, output) -> None:
+    # the backward needs nothing from the forward: keep no tensor alive
+    pass
+
+
+def _backward(op: OpSpec) -> Callable:
+    raising = getattr(torch.ops.actgrad, DOUBLE_BACKWARD_OP).default
+
+    def backward(ctx, grad):
+        # one gradient per argument the forward got (the tensors first), None where none is wanted
+        return tuple(raising(grad, op.name) if needed and i < len(op.inputs) else None
+                     for i, needed in enumerate(ctx.needs_input_grad))
+
+    backward.__name__ = backward.__qualname__ = f"{op.name}_double_backward"
+    return backward
+
+
+def _out_autograd_kernel(op: OpSpec) -> Callable:
+    overload = getattr(torch.ops.actgrad, op.name).out
+
+    def kernel(keyset, *args, **kwargs):
+        if torch.is_grad_enabled() and torch._C._any_requires_grad(*args, **kwargs):
+            raise RuntimeError(out_requires_grad_message(op))
+        with torch._C._AutoDispatchBelowAutograd():
+            return overload.redispatch(keyset & torch._C._after_autograd_keyset, *args, **kwargs)
+
+    return kernel
+
+
+def _out_ad_inplace_or_view_kernel(op: OpSpec) -> Callable:
+    overload = getattr(torch.ops.actgrad, op.name).out
+
+    def kernel(keyset, *args, out):
+        torch.autograd.graph.increment_version(out)
+        return overload.redispatch(keyset & torch._C._after_ADInplaceOrView_keyset, *args, out=out)
+
+    return kernel
+
+
+def register(lib: torch.library.Library, ops: Iterable[OpSpec]) -> None:
+    """Register the autograd of `ops`, already defined in `lib` (functional and .out)."""
+    lib.define(f"{DOUBLE_BACKWARD_OP}(Tensor grad, str op_name) -> Tensor")
+    lib.impl(DOUBLE_BACKWARD_OP, _double_backward_not_implemented, "CompositeExplicitAutograd")
+    lib.impl(DOUBLE_BACKWARD_OP, _double_backward_meta, "Meta")
+    for op in ops:
+        torch.library.register_autograd(f"{lib.ns}::{op.name}", _backward(op), setup_context=_setup_context,
+                                        lib=lib)
+        lib.impl(f"{op.name}.out", _out_autograd_kernel(op), "Autograd", with_keyset=True)
+        lib.impl(f"{op.name}.out", _out_ad_inplace_or_view_kernel(op), "ADInplaceOrView", with_keyset=True)
