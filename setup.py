@@ -27,7 +27,9 @@ def twin_extension():
         "actgrad._C",
         sources,
         include_dirs=[os.path.join(ROOT, d) for d in ("sim/include", "op_kernel", "op_host")],
-        extra_compile_args=["-O3", "-fno-math-errno", "-fno-trapping-math"],
+        # -fopenmp: ATen's inline parallel_for (the twin runs its blocks on ATen's pool) is only parallel under OpenMP
+        extra_compile_args=["-O3", "-fno-math-errno", "-fno-trapping-math", "-fopenmp"],
+        extra_link_args=["-fopenmp"],
     )
 
 
