@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 DTYPES = ("float32", "float16", "bfloat16")
 MAX_RANK = 8
@@ -43,7 +44,7 @@ class OpSpec:
     divergences: str
     dtypes: tuple[str, ...] = DTYPES
 
-    @property
+    @cached_property  # read on every call of the op
     def name(self) -> str:
         """torch op / Python function name: snake_case of the OpType."""
         return re.sub(r"(?<!^)(?=[A-Z])", "_", self.op_type).lower()
