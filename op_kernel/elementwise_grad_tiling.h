@@ -13,7 +13,7 @@ constexpr uint32_t kTileGranule = 256;  // elements: 256 B of f32 for Compare, a
 struct ElementwiseGradTiling {
     uint64_t totalLength;          // elements
     uint64_t unitsPerBlock;        // 32-byte units every block gets ...
-    uint32_t blocksWithExtraUnit;  // ... plus one for blocks [0, blocksWithExtraUnit)
+    uint32_t blocksWithExtraUnit;  // ... plus one for the last blocksWithExtraUnit blocks
     uint32_t unitElems;            // elements per 32-byte unit
     uint32_t blockDim;
     uint32_t tileLength;           // elements per tile, a multiple of kTileGranule
@@ -24,12 +24,13 @@ struct ElementwiseGradTiling {
     float params[kMaxFunctorParams];  // functor parameters lowered from the attributes (op_host/lower_attrs.cpp)
 };
 
-// The contiguous element range of block `b`: ranges are whole 32-byte units (so GM offsets stay aligned), sizes
-// differ by at most one unit, and only the last block ends on a partial unit.
+// The contiguous element range of block `b`: ranges are whole 32-byte units (so GM offsets stay aligned), only the
+// last block ends on a partial unit, and the extra units go to the last blocks, so that partial unit never makes the
+// sizes differ by more than one unit.
 inline void BlockRange(const ElementwiseGradTiling& t, uint64_t b, uint64_t& start, uint64_t& length) {
-    const uint64_t r = t.blocksWithExtraUnit;
-    const uint64_t firstUnit = b * t.unitsPerBlock + (b < r ? b : r);
-    const uint64_t units = t.unitsPerBlock + (b < r ? 1 : 0);
+    const uint64_t firstExtra = t.blockDim - t.blocksWithExtraUnit;
+    const uint64_t firstUnit = b * t.unitsPerBlock + (b > firstExtra ? b - firstExtra : 0);
+    const uint64_t units = t.unitsPerBlock + (b >= firstExtra ? 1 : 0);
     start = firstUnit * t.unitElems;
     if (start > t.totalLength) start = t.totalLength;
     const uint64_t end = start + units * t.unitElems;
