@@ -6,7 +6,7 @@
 
 namespace actgrad_sim {
 
-enum class Access { Read, Write, ReadWrite };
+enum class Access { Read, Write };
 
 template <typename T>
 uint32_t UbOffset(const AscendC::LocalTensor<T>& t) {
