@@ -8,9 +8,19 @@ namespace actgrad {
 
 uint32_t DtypeSize(DtypeKey dtype) { return dtype == kDtypeFloat ? 4 : 2; }
 
+namespace {
+
+// UB a tile of `tile` elements costs: three double-buffered queues (saved, grad, out), the f32 copies of a widened
+// tile, the functor's f32 scratch and its bit masks (tile/8 bytes each). Linear in `tile`.
+uint64_t UbBytesForTile(uint64_t tile, DtypeKey dtype, const FunctorNeeds& needs) {
+    const uint64_t size = DtypeSize(dtype);
+    return 3 * 2 * tile * size + (size == 4 ? 0 : 3 * tile * 4) + needs.tmpTiles * tile * 4 + needs.maskTiles * tile / 8;
+}
+
+}  // namespace
+
 uint64_t UbBytesUsed(const ElementwiseGradTiling& t) {
-    const uint64_t size = DtypeSize(DtypeKey(t.dtype)), tile = t.tileLength;
-    return 3 * 2 * tile * size + (size == 4 ? 0 : 3 * tile * 4) + t.tmpTiles * tile * 4 + t.maskTiles * tile / 8;
+    return UbBytesForTile(t.tileLength, DtypeKey(t.dtype), FunctorNeeds{t.tmpTiles, t.maskTiles});
 }
 
 ElementwiseGradTiling ComputeTiling(uint64_t numel, DtypeKey dtype, const SocResources& soc, const FunctorNeeds& needs) {
@@ -30,11 +40,9 @@ ElementwiseGradTiling ComputeTiling(uint64_t numel, DtypeKey dtype, const SocRes
     t.unitsPerBlock = units / t.blockDim;
     t.blocksWithExtraUnit = uint32_t(units % t.blockDim);
 
-    // tile: as large as UB allows (masks are tile/8 bytes, so whole granules keep them 32-byte aligned),
-    // but no larger than the largest block needs
-    // per element: three double-buffered queues, f32 copies of a widened tile, f32 scratch; plus 1/8 byte per mask
-    const uint64_t perElem = 3 * 2 * size + (size == 4 ? 0 : 3 * 4) + 4ull * needs.tmpTiles;
-    const uint64_t fit = soc.ubBytes * 8 / (perElem * 8 + needs.maskTiles);
+    // tile: as large as UB allows in whole granules (which keeps the tile/8-byte masks 32-byte aligned), but no
+    // larger than the largest block needs
+    const uint64_t fit = soc.ubBytes * 8 / UbBytesForTile(8, dtype, needs);
     const uint64_t maxTile = fit / kTileGranule * kTileGranule;
     if (maxTile == 0)
         throw std::invalid_argument("tiling: " + std::to_string(soc.ubBytes) + " bytes of UB cannot hold one tile of " +
