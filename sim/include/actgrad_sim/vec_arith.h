@@ -37,6 +37,57 @@ inline __m128i Bf16Of4(__m128i x) {
     const __m128i nan = _mm_cmpgt_epi32(_mm_and_si128(x, _mm_set1_epi32(0x7fffffff)), _mm_set1_epi32(0x7f800000));
     return _mm_or_si128(_mm_and_si128(nan, quiet), _mm_andnot_si128(nan, rounded));
 }
+// float -> half bits of 4 lanes, the same branch-free rounding as FloatToHalfBitsRne, sign-extended for the pack.
+inline __m128i HalfOf4(__m128i x) {
+    const __m128i sign = _mm_and_si128(_mm_srli_epi32(x, 16), _mm_set1_epi32(0x8000));
+    const __m128i ax = _mm_and_si128(x, _mm_set1_epi32(0x7fffffff));
+    const __m128i nanBits = _mm_or_si128(_mm_set1_epi32(0x7e00), _mm_and_si128(_mm_srli_epi32(ax, 13), _mm_set1_epi32(0x3ff)));
+    const __m128i isNan = _mm_cmpgt_epi32(ax, _mm_set1_epi32(0x7f800000));
+    const __m128i infOrNan = _mm_or_si128(_mm_and_si128(isNan, nanBits), _mm_andnot_si128(isNan, _mm_set1_epi32(0x7c00)));
+    const __m128i sub = _mm_sub_epi32(_mm_castps_si128(_mm_add_ps(_mm_castsi128_ps(ax), _mm_set1_ps(0.5f))),
+                                      _mm_set1_epi32(0x3f000000));
+    const __m128i odd = _mm_and_si128(_mm_srli_epi32(ax, 13), _mm_set1_epi32(1));
+    const __m128i normal = _mm_srli_epi32(
+        _mm_add_epi32(_mm_add_epi32(ax, _mm_set1_epi32(int32_t((15u - 127u) << 23) + 0xfff)), odd), 13);
+    const __m128i big = _mm_cmpgt_epi32(ax, _mm_set1_epi32(0x477fffff));     // ax >= 0x47800000
+    const __m128i small = _mm_cmplt_epi32(ax, _mm_set1_epi32(113 << 23));
+    const __m128i finite = _mm_or_si128(_mm_and_si128(small, sub), _mm_andnot_si128(small, normal));
+    const __m128i mag = _mm_or_si128(_mm_and_si128(big, infOrNan), _mm_andnot_si128(big, finite));
+    return _mm_srai_epi32(_mm_slli_epi32(_mm_or_si128(mag, sign), 16), 16);
+}
+inline uint32_t NarrowHalfFast(uint16_t* out, const float* in, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i a = HalfOf4(_mm_castps_si128(_mm_loadu_ps(in + i)));
+        const __m128i b = HalfOf4(_mm_castps_si128(_mm_loadu_ps(in + i + 4)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_packs_epi32(a, b));
+    }
+    return i;
+}
+// half bits -> float of 4 zero-extended lanes, as HalfBitsToFloat.
+inline __m128 FloatOfHalf4(__m128i h) {
+    const __m128i sign = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16);
+    const __m128i expMant = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x7fff)), 13);
+    const __m128i exp = _mm_and_si128(expMant, _mm_set1_epi32(0x0f800000));
+    const __m128i normal = _mm_add_epi32(expMant, _mm_set1_epi32((127 - 15) << 23));
+    const __m128i infNan = _mm_add_epi32(expMant, _mm_set1_epi32((255 - 31) << 23));
+    const __m128i sub = _mm_castps_si128(_mm_sub_ps(_mm_castsi128_ps(_mm_add_epi32(expMant, _mm_set1_epi32(113 << 23))),
+                                                    _mm_castsi128_ps(_mm_set1_epi32(113 << 23))));
+    const __m128i isInfNan = _mm_cmpeq_epi32(exp, _mm_set1_epi32(0x0f800000));
+    const __m128i isSub = _mm_cmpeq_epi32(exp, _mm_setzero_si128());
+    const __m128i other = _mm_or_si128(_mm_and_si128(isSub, sub), _mm_andnot_si128(isSub, normal));
+    const __m128i mag = _mm_or_si128(_mm_and_si128(isInfNan, infNan), _mm_andnot_si128(isInfNan, other));
+    return _mm_castsi128_ps(_mm_or_si128(mag, sign));
+}
+inline uint32_t WidenHalfFast(float* out, const uint16_t* in, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+        _mm_storeu_ps(out + i, FloatOfHalf4(_mm_unpacklo_epi16(v, _mm_setzero_si128())));
+        _mm_storeu_ps(out + i + 4, FloatOfHalf4(_mm_unpackhi_epi16(v, _mm_setzero_si128())));
+    }
+    return i;
+}
 inline uint32_t NarrowBf16Fast(uint16_t* out, const float* in, uint32_t n) {
     uint32_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -48,6 +99,8 @@ inline uint32_t NarrowBf16Fast(uint16_t* out, const float* in, uint32_t n) {
 }
 #else
 inline uint32_t NarrowBf16Fast(uint16_t*, const float*, uint32_t) { return 0; }
+inline uint32_t NarrowHalfFast(uint16_t*, const float*, uint32_t) { return 0; }
+inline uint32_t WidenHalfFast(float*, const uint16_t*, uint32_t) { return 0; }
 #endif
 
 // float -> half/bf16 bits, round half to even, saturating when asked: a plain loop over 16-bit storage.
@@ -55,9 +108,10 @@ template <typename T>
 void NarrowInto(T* out, const float* in, uint32_t n, bool saturate) {
     uint16_t bits[64];
     uint32_t done = 0;
-    if (std::is_same<T, bfloat16_t>::value && !saturate) {
+    if (!saturate) {
         typedef uint16_t AliasU16 __attribute__((may_alias));
-        done = NarrowBf16Fast(reinterpret_cast<AliasU16*>(out), in, n);
+        AliasU16* bits16 = reinterpret_cast<AliasU16*>(out);
+        done = std::is_same<T, bfloat16_t>::value ? NarrowBf16Fast(bits16, in, n) : NarrowHalfFast(bits16, in, n);
     }
     out += done;
     in += done;

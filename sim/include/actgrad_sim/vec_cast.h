@@ -230,7 +230,10 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
     T* out = dst.GetPhyAddr();
     const bool sat = ctx.saturateCast;
     if constexpr (std::is_same<T, float>::value && actgrad_sim::IsHalfLike<U>) {
-        for (uint32_t i = 0; i < count; ++i) out[i] = float(in[i]);  // exact widening
+        typedef uint16_t AliasU16 __attribute__((may_alias));
+        const uint32_t done =
+            std::is_same<U, half>::value ? actgrad_sim::WidenHalfFast(out, reinterpret_cast<const AliasU16*>(in), count) : 0;
+        for (uint32_t i = done; i < count; ++i) out[i] = float(in[i]);  // exact widening
     } else if constexpr (actgrad_sim::IsHalfLike<T> && std::is_same<U, float>::value) {
         if (roundMode == RoundMode::CAST_RINT || roundMode == RoundMode::CAST_NONE) {
             actgrad_sim::NarrowInto(out, in, count, sat);
