@@ -1,10 +1,12 @@
 // The one elementwise-grad kernel: out = Functor(saved, grad) over a block's range, double-buffered
-// CopyIn / Compute / CopyOut. f16/bf16 tiles are widened to f32 (exact, CAST_NONE), computed in f32 and narrowed
-// once (CAST_RINT); saturation is off so inf/NaN follow the operator contract instead of the A2/A3 default.
+// CopyIn / Compute / CopyOut. The functor computes in f32: f16/bf16 tiles are widened (exact, CAST_NONE) and narrowed
+// once (CAST_RINT) where its math needs it (functors/tile_operands.h); saturation is off so inf/NaN follow the
+// operator contract instead of the A2/A3 default.
 #pragma once
 #include "kernel_operator.h"
 #include "elementwise_grad_tiling.h"
 #include "functors/scratch.h"
+#include "functors/tile_operands.h"
 
 namespace actgrad {
 
@@ -26,7 +28,7 @@ public:
         pipe_.InitBuffer(savedQue_, kBufferNum, tileLength_ * sizeof(T));
         pipe_.InitBuffer(gradQue_, kBufferNum, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQue_, kBufferNum, tileLength_ * sizeof(T));
-        if (kWidens) pipe_.InitBuffer(widenBuf_, 3 * tileLength_ * sizeof(float));
+        if (kIsWidened<T>) pipe_.InitBuffer(widenBuf_, 3 * tileLength_ * sizeof(float));
         if (Functor::kTmpTiles > 0) pipe_.InitBuffer(tmpBuf_, Functor::kTmpTiles * tileLength_ * sizeof(float));
         if (Functor::kMaskTiles > 0) pipe_.InitBuffer(maskBuf_, Functor::kMaskTiles * tileLength_ / 8);
         for (uint32_t i = 0; i < Functor::kTmpTiles; ++i)
@@ -45,8 +47,6 @@ public:
     }
 
 private:
-    static constexpr bool kWidens = sizeof(T) != sizeof(float);
-
     __aicore__ inline void CopyIn(uint64_t off, uint32_t n) {
         AscendC::LocalTensor<T> saved = savedQue_.template AllocTensor<T>();
         AscendC::LocalTensor<T> grad = gradQue_.template AllocTensor<T>();
@@ -64,26 +64,24 @@ private:
     }
 
     __aicore__ inline void Compute(uint32_t n) {
-        AscendC::LocalTensor<T> saved = savedQue_.template DeQue<T>();
-        AscendC::LocalTensor<T> grad = gradQue_.template DeQue<T>();
-        AscendC::LocalTensor<T> out = outQue_.template AllocTensor<T>();
-        // compare/select work on whole 256-byte repeats; lanes past n are computed and never copied out
-        const uint32_t lanes = (n + 63) / 64 * 64;
-        if constexpr (kWidens) {
+        TileOperands<T> t;
+        t.saved = savedQue_.template DeQue<T>();
+        t.grad = gradQue_.template DeQue<T>();
+        t.out = outQue_.template AllocTensor<T>();
+        if constexpr (kIsWidened<T>) {
             AscendC::LocalTensor<float> wide = widenBuf_.template Get<float>();
-            AscendC::LocalTensor<float> savedF = wide;
-            AscendC::LocalTensor<float> gradF = wide[tileLength_];
-            AscendC::LocalTensor<float> outF = wide[2 * tileLength_];
-            AscendC::Cast(savedF, saved, AscendC::RoundMode::CAST_NONE, n);
-            AscendC::Cast(gradF, grad, AscendC::RoundMode::CAST_NONE, n);
-            Functor::Compute(outF, savedF, gradF, scratch_, params_, lanes);
-            AscendC::Cast(out, outF, AscendC::RoundMode::CAST_RINT, n);
+            t.savedF = wide;
+            t.gradF = wide[tileLength_];
+            t.outF = wide[2 * tileLength_];
         } else {
-            Functor::Compute(out, saved, grad, scratch_, params_, lanes);
+            t.savedF = t.saved;
+            t.gradF = t.grad;
+            t.outF = t.out;
         }
-        outQue_.EnQue(out);
-        savedQue_.FreeTensor(saved);
-        gradQue_.FreeTensor(grad);
+        Functor::Compute(t, scratch_, params_, n);
+        outQue_.EnQue(t.out);
+        savedQue_.FreeTensor(t.saved);
+        gradQue_.FreeTensor(t.grad);
     }
 
     __aicore__ inline void CopyOut(uint64_t off, uint32_t n) {

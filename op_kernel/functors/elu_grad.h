@@ -1,12 +1,14 @@
 // ELU family backward with ATen's coefficients: negative branch (x <= 0) by the forward output
 // (grad*input_scale)*(x + alpha*scale), or by the forward input ((grad*input_scale)*(alpha*scale))*exp(x*input_scale);
-// positive branch grad*scale. EluBackward's src and dst forms share it.
+// positive branch grad*scale. EluBackward's src and dst forms share it. A product with a coefficient of exactly 1
+// (the defaults) is skipped: it would return its operand unchanged.
 // params: [0] use_dst (1 or 0), [1] negcoef = alpha*scale, [2] poscoef = scale, [3] negiptcoef = input_scale.
 //
 // NaN policy: a NaN saved value takes the negative branch, which carries it into the result; a NaN grad
 // makes both branches NaN.
 #pragma once
 #include "scratch.h"
+#include "tile_operands.h"
 
 namespace actgrad {
 
@@ -14,29 +16,47 @@ struct EluGrad {
     static constexpr uint32_t kTmpTiles = kEluGradNeeds.tmpTiles;
     static constexpr uint32_t kMaskTiles = kEluGradNeeds.maskTiles;
 
-    __aicore__ inline static void Compute(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& saved,
-                                          const AscendC::LocalTensor<float>& grad, const Scratch& s, const float* params,
-                                          uint32_t lanes) {
+    template <typename T>
+    __aicore__ inline static void Compute(const TileOperands<T>& t, const Scratch& s, const float* params, uint32_t n) {
         const bool useDst = params[0] != 0.0f;
         const float negcoef = params[1], poscoef = params[2], negiptcoef = params[3];
-        const int32_t n = int32_t(lanes);
+        const uint32_t lanes = CompareLanes(n);
+        const int32_t m = int32_t(lanes);
         const AscendC::LocalTensor<float>& neg = s.tmp[0];
         const AscendC::LocalTensor<float>& aux = s.tmp[1];
-        AscendC::Muls(neg, grad, negiptcoef, n);
-        if (useDst) {
-            AscendC::Adds(aux, saved, negcoef, n);
-        } else {
-            AscendC::Muls(neg, neg, negcoef, n);
-            AscendC::Muls(aux, saved, negiptcoef, n);
-            AscendC::Exp(aux, aux, n);
+        WidenSaved(t, n);
+        WidenGrad(t, n);
+        AscendC::LocalTensor<float> negFactor = t.gradF;  // grad * input_scale (* alpha*scale for the src form)
+        if (negiptcoef != 1.0f) {
+            AscendC::Muls(neg, t.gradF, negiptcoef, m);
+            negFactor = neg;
         }
-        AscendC::Mul(neg, neg, aux, n);
-        AscendC::Muls(dst, grad, poscoef, n);
-        AscendC::Compares(s.mask[0], saved, 0.0f, AscendC::CMPMODE::LE, lanes);
-        AscendC::Compare(s.mask[1], saved, saved, AscendC::CMPMODE::NE, lanes);
+        if (useDst) {
+            AscendC::Adds(aux, t.savedF, negcoef, m);
+        } else {
+            if (negcoef != 1.0f) {
+                AscendC::Muls(neg, negFactor, negcoef, m);
+                negFactor = neg;
+            }
+            if (negiptcoef != 1.0f) {
+                AscendC::Muls(aux, t.savedF, negiptcoef, m);
+                AscendC::Exp(aux, aux, m);
+            } else {
+                AscendC::Exp(aux, t.savedF, m);
+            }
+        }
+        AscendC::Mul(neg, negFactor, aux, m);
+        AscendC::LocalTensor<float> pos = t.gradF;
+        if (poscoef != 1.0f) {
+            AscendC::Muls(t.outF, t.gradF, poscoef, m);
+            pos = t.outF;
+        }
+        AscendC::Compares(s.mask[0], t.savedF, 0.0f, AscendC::CMPMODE::LE, lanes);
+        AscendC::Compare(s.mask[1], t.savedF, t.savedF, AscendC::CMPMODE::NE, lanes);
         AscendC::LocalTensor<uint16_t> negative = s.mask[0].ReinterpretCast<uint16_t>();
         AscendC::Or(negative, negative, s.mask[1].ReinterpretCast<uint16_t>(), int32_t(lanes / 16));
-        AscendC::Select(dst, s.mask[0], neg, dst, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+        AscendC::Select(t.outF, s.mask[0], neg, pos, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+        NarrowOut(t, n);
     }
 };
 

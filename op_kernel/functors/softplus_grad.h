@@ -3,6 +3,7 @@
 // params: [0] beta, [1] threshold.
 #pragma once
 #include "scratch.h"
+#include "tile_operands.h"
 
 namespace actgrad {
 
@@ -10,24 +11,30 @@ struct SoftplusGrad {
     static constexpr uint32_t kTmpTiles = kSoftplusGradNeeds.tmpTiles;
     static constexpr uint32_t kMaskTiles = kSoftplusGradNeeds.maskTiles;
 
-    __aicore__ inline static void Compute(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& saved,
-                                          const AscendC::LocalTensor<float>& grad, const Scratch& s, const float* params,
-                                          uint32_t lanes) {
+    template <typename T>
+    __aicore__ inline static void Compute(const TileOperands<T>& t, const Scratch& s, const float* params, uint32_t n) {
         const float beta = params[0], threshold = params[1];
-        const int32_t n = int32_t(lanes);
-        const AscendC::LocalTensor<float>& bx = s.tmp[0];
+        const uint32_t lanes = CompareLanes(n);
+        const int32_t m = int32_t(lanes);
         const AscendC::LocalTensor<float>& e = s.tmp[1];
-        AscendC::Muls(bx, saved, beta, n);
+        WidenSaved(t, n);
+        WidenGrad(t, n);
+        AscendC::LocalTensor<float> bx = t.savedF;  // x * 1 would return x unchanged
+        if (beta != 1.0f) {
+            AscendC::Muls(s.tmp[0], t.savedF, beta, m);
+            bx = s.tmp[0];
+        }
         AscendC::Compares(s.mask[0], bx, 0.0f, AscendC::CMPMODE::LT, lanes);
         AscendC::Compares(s.mask[1], bx, threshold, AscendC::CMPMODE::GT, lanes);
-        AscendC::Abs(e, bx, n);
-        AscendC::Muls(e, e, -1.0f, n);
-        AscendC::Exp(e, e, n);
-        AscendC::Adds(dst, e, 1.0f, n);  // dst holds the denominator for a moment
+        AscendC::Abs(e, bx, m);
+        AscendC::Muls(e, e, -1.0f, m);
+        AscendC::Exp(e, e, m);
+        AscendC::Adds(t.outF, e, 1.0f, m);  // outF holds the denominator for a moment
         AscendC::Select(e, s.mask[0], e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
-        AscendC::Div(e, e, dst, n);
-        AscendC::Mul(dst, grad, e, n);
-        AscendC::Select(dst, s.mask[1], grad, dst, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+        AscendC::Div(e, e, t.outF, m);
+        AscendC::Mul(t.outF, t.gradF, e, m);
+        AscendC::Select(t.outF, s.mask[1], t.gradF, t.outF, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+        NarrowOut(t, n);
     }
 };
 
