@@ -112,15 +112,29 @@ def sim_build(tmp_path_factory) -> SimBuild:
     return SimBuild(tmp_path_factory.mktemp("sim_tests"))
 
 
-def _run(binary: pathlib.Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("ACTGRAD_SOC", "ACTGRAD_SIM_THREADS")}
+def _run(binary: pathlib.Path, *args: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("ACTGRAD_SOC", "ACTGRAD_SIM_THREADS", "ACTGRAD_SIM_NO_AVX2")}
+    env.update(env_extra or {})
     return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
 
 
 @pytest.mark.parametrize(("source", "name"), CASES, ids=[f"{s}::{n}" for s, n in CASES])
 def test_sim(sim_build: SimBuild, source: str, name: str):
+    _check_case(sim_build, source, name)
+
+
+# The API tests again with the twin's AVX2 loops switched off, so the portable loops are checked on AVX2 machines too.
+PORTABLE_CASES = [(s, n) for s, n in CASES if s.startswith("test_api")]
+
+
+@pytest.mark.parametrize(("source", "name"), PORTABLE_CASES, ids=[f"{s}::{n}" for s, n in PORTABLE_CASES])
+def test_sim_portable_loops(sim_build: SimBuild, source: str, name: str):
+    _check_case(sim_build, source, name, {"ACTGRAD_SIM_NO_AVX2": "1"})
+
+
+def _check_case(sim_build: SimBuild, source: str, name: str, env_extra: dict[str, str] | None = None):
     binary = sim_build.binary(source)
-    proc = _run(binary, name)
+    proc = _run(binary, name, env_extra=env_extra)
     lines = proc.stdout.splitlines()
     verdict = next((line for line in lines if line == f"PASS {name}" or line.startswith(f"FAIL {name}: ")), None)
     if verdict is None or proc.returncode not in (0, 1):

@@ -10,6 +10,7 @@
 
 #include "fast_math.h"
 #include "operand_checks.h"
+#include "simd_avx2.h"
 
 namespace actgrad_sim {
 
@@ -111,7 +112,12 @@ void NarrowInto(T* out, const float* in, uint32_t n, bool saturate) {
     if (!saturate) {
         typedef uint16_t AliasU16 __attribute__((may_alias));
         AliasU16* bits16 = reinterpret_cast<AliasU16*>(out);
-        done = std::is_same<T, bfloat16_t>::value ? NarrowBf16Fast(bits16, in, n) : NarrowHalfFast(bits16, in, n);
+        if (std::is_same<T, bfloat16_t>::value) {
+            done = Avx2NarrowBf16(bits16, in, n);
+            done += NarrowBf16Fast(bits16 + done, in + done, n - done);
+        } else {
+            done = NarrowHalfFast(bits16, in, n);
+        }
     }
     out += done;
     in += done;

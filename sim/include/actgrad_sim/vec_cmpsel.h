@@ -6,6 +6,7 @@
 #endif
 
 #include "operand_checks.h"
+#include "simd_avx2.h"
 #include "vec_arith.h"
 
 namespace AscendC {
@@ -78,8 +79,12 @@ void CompareFloatSse(uint8_t* dst, const float* a, uint32_t count, Rhs rhs, Cmp 
     }
 }
 
+inline const float* RawRhs(const float* p) { return p; }
+inline float RawRhs(Broadcast<float> b) { return b.value; }
+
 template <typename Rhs>
 bool CompareFloatFast(uint8_t* dst, const float* a, uint32_t count, AscendC::CMPMODE m, Rhs rhs) {
+    if (Avx2Compare(dst, a, RawRhs(rhs(0)), count, int(m)) == count) return true;  // counts are whole repeats
     switch (m) {
         case AscendC::CMPMODE::LT: CompareFloatSse(dst, a, count, rhs, [](__m128 x, __m128 y) { return _mm_cmplt_ps(x, y); }); break;
         case AscendC::CMPMODE::GT: CompareFloatSse(dst, a, count, rhs, [](__m128 x, __m128 y) { return _mm_cmpgt_ps(x, y); }); break;
@@ -121,6 +126,13 @@ template <size_t Size> struct BitsOfSize;
 template <> struct BitsOfSize<2> { using type = uint16_t; };
 template <> struct BitsOfSize<4> { using type = uint32_t; };
 
+template <typename W> inline uint32_t SelectFast(W* d, const uint8_t* mask, const W* a, const void* b, uint32_t count) {
+    return Avx2Select(d, mask, a, static_cast<const W*>(b), count);
+}
+template <typename W> inline uint32_t SelectFast(W* d, const uint8_t* mask, const W* a, Broadcast<W> b, uint32_t count) {
+    return Avx2Select(d, mask, a, b.value, count);
+}
+
 // d[i] = bit i of mask ? a[i] : b[i], on bit patterns so NaN payloads and half values pass unchanged;
 // `b` is a pointer or a Broadcast of the scalar's bits; a vector blend per 16 bytes.
 template <typename T, typename B>
@@ -134,7 +146,8 @@ void SelectInto(T* d, const uint8_t* mask, const T* a, B b, uint32_t count) {
     uint8_t* dp = reinterpret_cast<uint8_t*>(d);
     const uint8_t* ap = reinterpret_cast<const uint8_t*>(a);
     const uint32_t chunks = count / kLanes;
-    for (uint32_t j = 0; j < chunks; ++j) {
+    for (uint32_t j = SelectFast(reinterpret_cast<W*>(d), mask, reinterpret_cast<const W*>(a), b, count) / kLanes;
+         j < chunks; ++j) {
         const uint32_t first = j * kLanes;
         const W bits = W(mask[first >> 3] >> (first & 7));
         const Lanes take = ((Lanes{} + bits) & bit) != 0;

@@ -1,0 +1,181 @@
+// AVX2 versions of the twin's hottest loops (compare to mask bits, select, bf16 widen/narrow), chosen at run time:
+// the library is built for baseline x86-64, and these functions are compiled for AVX2 on their own and called only
+// when the CPU has it. Each returns how many leading elements it handled; callers finish the rest the portable way.
+// Results are bit-identical to the portable loops (tests/sim/test_simd_paths.cpp); ACTGRAD_SIM_NO_AVX2=1 turns
+// them off.
+#pragma once
+#include <cstdint>
+#include <cstdlib>
+#include <type_traits>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ACTGRAD_SIM_AVX2 1
+#endif
+
+namespace actgrad_sim {
+
+#if defined(ACTGRAD_SIM_AVX2)
+inline bool UseAvx2() {
+    static const bool has = __builtin_cpu_supports("avx2") && std::getenv("ACTGRAD_SIM_NO_AVX2") == nullptr;
+    return has;
+}
+
+namespace avx2 {
+
+#define ACTGRAD_AVX2 __attribute__((target("avx2")))
+
+// dst byte k holds the compare bits of lanes 8k..8k+7; count is a multiple of 8. Pred is a _CMP_* immediate.
+template <int Pred>
+ACTGRAD_AVX2 inline void CompareTensor(uint8_t* dst, const float* a, const float* b, uint32_t count) {
+    for (uint32_t i = 0; i < count; i += 8)
+        dst[i / 8] = uint8_t(_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), Pred)));
+}
+template <int Pred>
+ACTGRAD_AVX2 inline void CompareScalar(uint8_t* dst, const float* a, float b, uint32_t count) {
+    const __m256 bv = _mm256_set1_ps(b);
+    for (uint32_t i = 0; i < count; i += 8)
+        dst[i / 8] = uint8_t(_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(a + i), bv, Pred)));
+}
+
+// 32-bit lanes: d[i] = bit i of mask ? a[i] : b[i] (b a tensor, or one broadcast pattern).
+ACTGRAD_AVX2 inline __m256i TakeMask32(const uint8_t* mask, uint32_t i) {
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(mask[i / 8]), bit), bit);
+}
+ACTGRAD_AVX2 inline uint32_t SelectBits(uint32_t* d, const uint8_t* mask, const uint32_t* a, const uint32_t* b, uint32_t count) {
+    uint32_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+        const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_blendv_epi8(bv, av, TakeMask32(mask, i)));
+    }
+    return i;
+}
+ACTGRAD_AVX2 inline uint32_t SelectBits(uint32_t* d, const uint8_t* mask, const uint32_t* a, uint32_t b, uint32_t count) {
+    const __m256i bv = _mm256_set1_epi32(int32_t(b));
+    uint32_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_blendv_epi8(bv, av, TakeMask32(mask, i)));
+    }
+    return i;
+}
+
+// 16-bit lanes, 16 per step: the two mask bytes of the step broadcast and tested bit by bit.
+ACTGRAD_AVX2 inline __m256i TakeMask16(const uint8_t* mask, uint32_t i) {
+    const __m256i bit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+                                          int16_t(0x8000));
+    const int16_t bits = int16_t(mask[i / 8] | (mask[i / 8 + 1] << 8));
+    return _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16(bits), bit), bit);
+}
+ACTGRAD_AVX2 inline uint32_t SelectBits(uint16_t* d, const uint8_t* mask, const uint16_t* a, const uint16_t* b, uint32_t count) {
+    uint32_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+        const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_blendv_epi8(bv, av, TakeMask16(mask, i)));
+    }
+    return i;
+}
+ACTGRAD_AVX2 inline uint32_t SelectBits(uint16_t* d, const uint8_t* mask, const uint16_t* a, uint16_t b, uint32_t count) {
+    const __m256i bv = _mm256_set1_epi16(int16_t(b));
+    uint32_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_blendv_epi8(bv, av, TakeMask16(mask, i)));
+    }
+    return i;
+}
+
+// bf16 -> f32 is exact: the 16 bits become the top half of the float.
+ACTGRAD_AVX2 inline uint32_t WidenBf16(float* out, const uint16_t* in, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_slli_epi32(v, 16));
+    }
+    return i;
+}
+
+// f32 -> bf16 bits, round half to even by integer add, NaN kept quiet; sign-extended for the signed pack, which
+// then moves each 16-bit pattern unchanged.
+ACTGRAD_AVX2 inline __m256i Bf16Of8(__m256i x) {
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+    const __m256i rounded = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), lsb), 16);
+    const __m256i quiet = _mm256_or_si256(_mm256_srai_epi32(x, 16), _mm256_set1_epi32(0x40));
+    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+    return _mm256_blendv_epi8(rounded, quiet, nan);
+}
+ACTGRAD_AVX2 inline uint32_t NarrowBf16(uint16_t* out, const float* in, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256i a = Bf16Of8(_mm256_castps_si256(_mm256_loadu_ps(in + i)));
+        const __m256i b = Bf16Of8(_mm256_castps_si256(_mm256_loadu_ps(in + i + 8)));
+        // packs works per 128-bit half: reorder the quadwords back to lane order
+        const __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xd8);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), packed);
+    }
+    return i;
+}
+
+#undef ACTGRAD_AVX2
+
+}  // namespace avx2
+#endif
+
+// The entry points: each handles a leading part when AVX2 is there and returns its length (0 otherwise).
+// Compare modes are the CMPMODE order LT GT EQ LE GE NE; NE is true for NaN, the others false (IEEE).
+template <typename Rhs>  // const float* or float
+inline uint32_t Avx2Compare(uint8_t* dst, const float* a, Rhs b, uint32_t count, int mode) {
+#if defined(ACTGRAD_SIM_AVX2)
+    if (!UseAvx2()) return 0;
+    constexpr bool kTensor = std::is_pointer<Rhs>::value;
+    auto run = [&](auto pred) {
+        constexpr int P = decltype(pred)::value;
+        if constexpr (kTensor) avx2::CompareTensor<P>(dst, a, b, count);
+        else avx2::CompareScalar<P>(dst, a, b, count);
+    };
+    switch (mode) {
+        case 0: run(std::integral_constant<int, _CMP_LT_OQ>{}); break;
+        case 1: run(std::integral_constant<int, _CMP_GT_OQ>{}); break;
+        case 2: run(std::integral_constant<int, _CMP_EQ_OQ>{}); break;
+        case 3: run(std::integral_constant<int, _CMP_LE_OQ>{}); break;
+        case 4: run(std::integral_constant<int, _CMP_GE_OQ>{}); break;
+        default: run(std::integral_constant<int, _CMP_NEQ_UQ>{}); break;
+    }
+    return count / 8 * 8;
+#else
+    (void)dst, (void)a, (void)b, (void)count, (void)mode;
+    return 0;
+#endif
+}
+
+template <typename W, typename B>  // W = uint32_t or uint16_t; B = const W* or W
+inline uint32_t Avx2Select(W* d, const uint8_t* mask, const W* a, B b, uint32_t count) {
+#if defined(ACTGRAD_SIM_AVX2)
+    if (!UseAvx2()) return 0;
+    return avx2::SelectBits(d, mask, a, b, count);
+#else
+    (void)d, (void)mask, (void)a, (void)b, (void)count;
+    return 0;
+#endif
+}
+
+inline uint32_t Avx2WidenBf16(float* out, const uint16_t* in, uint32_t n) {
+#if defined(ACTGRAD_SIM_AVX2)
+    if (UseAvx2()) return avx2::WidenBf16(out, in, n);
+#endif
+    (void)out, (void)in, (void)n;
+    return 0;
+}
+
+inline uint32_t Avx2NarrowBf16(uint16_t* out, const float* in, uint32_t n) {
+#if defined(ACTGRAD_SIM_AVX2)
+    if (UseAvx2()) return avx2::NarrowBf16(out, in, n);
+#endif
+    (void)out, (void)in, (void)n;
+    return 0;
+}
+
+}  // namespace actgrad_sim

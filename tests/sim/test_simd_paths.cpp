@@ -1,0 +1,107 @@
+// The AVX2 loops of sim/include/actgrad_sim/simd_avx2.h against plain scalar references, on every bf16 pattern and on
+// float patterns that hit every rounding case. (The API tests then check whichever path the machine runs against
+// the vector unit's semantics; tests/test_sim.py also runs them with ACTGRAD_SIM_NO_AVX2=1 for the portable path.)
+#include "harness.h"
+
+#if defined(ACTGRAD_SIM_AVX2)
+namespace {
+
+using namespace actgrad_sim;
+
+void RequireAvx2() {
+    if (!__builtin_cpu_supports("avx2")) FAIL("this machine has no AVX2; the test cannot run its subject");
+}
+
+// Floats whose low 16 bits take every rounding-relevant value (0, 1, just below/at/above the half-way point, all
+// ones) under every upper pattern: every exponent, sign, NaN, inf and subnormal.
+std::vector<uint32_t> RoundingPatterns() {
+    const uint32_t lows[] = {0x0000, 0x0001, 0x3fff, 0x7fff, 0x8000, 0x8001, 0xc000, 0xffff};
+    std::vector<uint32_t> out;
+    for (uint32_t hi = 0; hi < 65536; ++hi)
+        for (uint32_t lo : lows) out.push_back(hi << 16 | lo);
+    return out;
+}
+
+TEST(Avx2_narrow_bf16_matches_scalar_rne) {
+    RequireAvx2();
+    const std::vector<uint32_t> bits = RoundingPatterns();
+    std::vector<float> in(bits.size());
+    std::memcpy(in.data(), bits.data(), bits.size() * 4);
+    std::vector<uint16_t> out(in.size() + 16, 0xA5A5);
+    const uint32_t n = uint32_t(in.size() - 5);  // a tail the AVX2 loop leaves to the caller
+    const uint32_t done = avx2::NarrowBf16(out.data(), in.data(), n);
+    CHECK_EQ(done, n / 16 * 16);
+    for (uint32_t i = 0; i < done; ++i)
+        if (out[i] != FloatToBf16BitsRne(in[i])) FAIL("float bits ", bits[i], ": got ", out[i], " want ", FloatToBf16BitsRne(in[i]));
+    for (uint32_t i = done; i < out.size(); ++i) CHECK_EQ(out[i], 0xA5A5);
+}
+
+TEST(Avx2_widen_bf16_every_pattern) {
+    RequireAvx2();
+    std::vector<uint16_t> in(65536 + 7);
+    for (uint32_t i = 0; i < in.size(); ++i) in[i] = uint16_t(i);
+    std::vector<float> out(in.size(), 0.0f);
+    const uint32_t done = avx2::WidenBf16(out.data(), in.data(), uint32_t(in.size()));
+    CHECK_EQ(done, uint32_t(in.size()) / 8 * 8);
+    for (uint32_t i = 0; i < done; ++i) CHECK_EQ(FloatBits(out[i]), uint32_t(in[i]) << 16);
+    for (uint32_t i = done; i < out.size(); ++i) CHECK_EQ(FloatBits(out[i]), 0u);
+}
+
+template <int Pred, typename Ref>
+void CheckCompare(const std::vector<float>& a, const std::vector<float>& b, Ref ref, const char* name) {
+    const uint32_t n = uint32_t(a.size());
+    std::vector<uint8_t> t(n / 8), s(n / 8);
+    avx2::CompareTensor<Pred>(t.data(), a.data(), b.data(), n);
+    avx2::CompareScalar<Pred>(s.data(), a.data(), b[3], n);
+    for (uint32_t i = 0; i < n; ++i) {
+        if (((t[i / 8] >> (i % 8)) & 1) != (ref(a[i], b[i]) ? 1 : 0)) FAIL(name, " tensor lane ", i, ": ", a[i], " vs ", b[i]);
+        if (((s[i / 8] >> (i % 8)) & 1) != (ref(a[i], b[3]) ? 1 : 0)) FAIL(name, " scalar lane ", i, ": ", a[i], " vs ", b[3]);
+    }
+}
+
+TEST(Avx2_compare_every_mode_with_nan_inf_zeros) {
+    RequireAvx2();
+    const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 1e-45f, -3.5f, 2.0f, 1.0f, NAN};
+    std::vector<float> a, b;
+    for (float x : specials)
+        for (float y : specials) a.push_back(x), b.push_back(y);
+    while (a.size() % 64) a.push_back(0.5f), b.push_back(NAN);
+    CheckCompare<_CMP_LT_OQ>(a, b, [](float x, float y) { return x < y; }, "LT");
+    CheckCompare<_CMP_GT_OQ>(a, b, [](float x, float y) { return x > y; }, "GT");
+    CheckCompare<_CMP_EQ_OQ>(a, b, [](float x, float y) { return x == y; }, "EQ");
+    CheckCompare<_CMP_LE_OQ>(a, b, [](float x, float y) { return x <= y; }, "LE");
+    CheckCompare<_CMP_GE_OQ>(a, b, [](float x, float y) { return x >= y; }, "GE");
+    CheckCompare<_CMP_NEQ_UQ>(a, b, [](float x, float y) { return x != y; }, "NE");
+}
+
+template <typename W>
+void CheckSelect() {
+    const uint32_t n = 1000;  // not a multiple of the vector width: the caller's tail stays untouched
+    std::vector<W> a(n), b(n), d(n, W(0xA5A5)), ds(n, W(0xA5A5));
+    std::vector<uint8_t> mask(n / 8 + 1);
+    uint32_t state = 12345;
+    auto next = [&]() { return state = state * 1664525u + 1013904223u; };
+    for (uint32_t i = 0; i < n; ++i) a[i] = W(next()), b[i] = W(next());
+    for (auto& m : mask) m = uint8_t(next() >> 24);
+    const W scalar = W(0x7FC0DEADu);
+    const uint32_t done = avx2::SelectBits(d.data(), mask.data(), a.data(), b.data(), n);
+    const uint32_t doneS = avx2::SelectBits(ds.data(), mask.data(), a.data(), scalar, n);
+    CHECK_EQ(done, n / (32 / sizeof(W)) * (32 / sizeof(W)));
+    CHECK_EQ(doneS, done);
+    for (uint32_t i = 0; i < n; ++i) {
+        const bool take = (mask[i / 8] >> (i % 8)) & 1;
+        CHECK_EQ(uint64_t(d[i]), uint64_t(i < done ? (take ? a[i] : b[i]) : W(0xA5A5)));
+        CHECK_EQ(uint64_t(ds[i]), uint64_t(i < done ? (take ? a[i] : scalar) : W(0xA5A5)));
+    }
+}
+
+TEST(Avx2_select_32_and_16_bit_lanes_tensor_and_scalar) {
+    RequireAvx2();
+    CheckSelect<uint32_t>();
+    CheckSelect<uint16_t>();
+}
+
+}  // namespace
+#endif
+
+TEST_MAIN()
