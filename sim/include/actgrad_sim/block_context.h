@@ -123,7 +123,13 @@ struct BlockContext {
     }
 };
 
+// Every API call reads the block pointer; in a shared object the default TLS model makes each read a call to
+// __tls_get_addr, initial-exec makes it one load (glibc keeps static TLS room for a pointer of a dlopen'ed library).
+#if defined(__GNUC__)
+inline thread_local BlockContext* tlBlock __attribute__((tls_model("initial-exec"))) = nullptr;
+#else
 inline thread_local BlockContext* tlBlock = nullptr;
+#endif
 
 inline std::string CurrentLocation() {
     if (tlBlock == nullptr || tlBlock->launch == nullptr) return "outside a kernel launch";
