@@ -106,6 +106,20 @@ def test_nan_in_either_input_gives_nan(op, dtype):
 
 
 @pytest.mark.parametrize("dtype", DT)
+@pytest.mark.parametrize("op,attrs", [("hardtanh_grad", {"min_val": 3.0, "max_val": -3.0}),
+                                      ("hardtanh_grad", {"min_val": 0.5, "max_val": 0.5}),
+                                      ("clamp_backward", {"min": 0.0, "max": 0.0, "use_dst": False})])
+def test_nan_in_either_input_gives_nan_with_an_empty_band(op, attrs, dtype):
+    # an empty band takes its own path in BandGrad (no lane is inside, NaN found by a compare of its own)
+    vals = H.interesting_values(dtype, [], n_random=16)
+    nan = torch.full_like(vals, math.nan)
+    got = H.call(op, torch.cat([nan, vals, nan]), torch.cat([vals, nan, nan]), **attrs)
+    assert torch.isnan(got).all(), (op, attrs, got[~torch.isnan(got)][:8])
+    finite = vals[torch.isfinite(vals)]
+    assert torch.equal(H.call(op, finite, finite, **attrs), torch.zeros_like(finite))
+
+
+@pytest.mark.parametrize("dtype", DT)
 @pytest.mark.parametrize("op,attrs,outside", [
     ("hardtanh_grad", {}, [-1.0, 1.0, -2.0, 5.0, -math.inf, math.inf]),
     ("hardtanh_grad", {"min_val": 3.0, "max_val": -3.0}, [0.0, -1.0, 2.0]),

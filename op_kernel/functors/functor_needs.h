@@ -10,7 +10,7 @@ struct FunctorNeeds {
     uint32_t maskTiles;  // bit-mask tiles (tile/8 bytes each)
 };
 
-constexpr FunctorNeeds kBandGradNeeds{0, 2};
+constexpr FunctorNeeds kBandGradNeeds{0, 3};
 constexpr FunctorNeeds kEluGradNeeds{2, 2};
 constexpr FunctorNeeds kSoftplusGradNeeds{2, 2};
 

@@ -6,7 +6,7 @@
 namespace actgrad {
 
 constexpr uint32_t kMaxTmpTiles = 2;
-constexpr uint32_t kMaxMaskTiles = 2;
+constexpr uint32_t kMaxMaskTiles = 3;
 
 struct Scratch {
     AscendC::LocalTensor<float> tmp[kMaxTmpTiles];
