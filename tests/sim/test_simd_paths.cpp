@@ -36,17 +36,6 @@ TEST(Avx2_narrow_bf16_matches_scalar_rne) {
     for (uint32_t i = done; i < out.size(); ++i) CHECK_EQ(out[i], 0xA5A5);
 }
 
-TEST(Avx2_widen_bf16_every_pattern) {
-    RequireAvx2();
-    std::vector<uint16_t> in(65536 + 7);
-    for (uint32_t i = 0; i < in.size(); ++i) in[i] = uint16_t(i);
-    std::vector<float> out(in.size(), 0.0f);
-    const uint32_t done = avx2::WidenBf16(out.data(), in.data(), uint32_t(in.size()));
-    CHECK_EQ(done, uint32_t(in.size()) / 8 * 8);
-    for (uint32_t i = 0; i < done; ++i) CHECK_EQ(FloatBits(out[i]), uint32_t(in[i]) << 16);
-    for (uint32_t i = done; i < out.size(); ++i) CHECK_EQ(FloatBits(out[i]), 0u);
-}
-
 template <int Pred, typename Ref>
 void CheckCompare(const std::vector<float>& a, const std::vector<float>& b, Ref ref, const char* name) {
     const uint32_t n = uint32_t(a.size());

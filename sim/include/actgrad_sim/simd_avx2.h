@@ -1,4 +1,4 @@
-// AVX2 versions of the twin's hottest loops (compare to mask bits, select, bf16 widen/narrow), chosen at run time:
+// AVX2 versions of the twin's hottest loops (compare to mask bits, select, bf16 narrowing), chosen at run time:
 // the library is built for baseline x86-64, and these functions are compiled for AVX2 on their own and called only
 // when the CPU has it. Each returns how many leading elements it handled; callers finish the rest the portable way.
 // Results are bit-identical to the portable loops (tests/sim/test_simd_paths.cpp); ACTGRAD_SIM_NO_AVX2=1 turns
@@ -88,32 +88,23 @@ ACTGRAD_AVX2 inline uint32_t SelectBits(uint16_t* d, const uint8_t* mask, const 
     return i;
 }
 
-// bf16 -> f32 is exact: the 16 bits become the top half of the float.
-ACTGRAD_AVX2 inline uint32_t WidenBf16(float* out, const uint16_t* in, uint32_t n) {
-    uint32_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_slli_epi32(v, 16));
-    }
-    return i;
-}
-
-// f32 -> bf16 bits, round half to even by integer add, NaN kept quiet; sign-extended for the signed pack, which
-// then moves each 16-bit pattern unchanged.
-ACTGRAD_AVX2 inline __m256i Bf16Of8(__m256i x) {
+// f32 -> bf16 bits of 8 lanes in the low halves: round half to even by integer add; a NaN gets the quiet bit instead
+// (rounding could carry it into infinity).
+ACTGRAD_AVX2 inline __m256i Bf16Of8(__m256 f) {
+    const __m256i x = _mm256_castps_si256(f);
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-    const __m256i rounded = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), lsb), 16);
-    const __m256i quiet = _mm256_or_si256(_mm256_srai_epi32(x, 16), _mm256_set1_epi32(0x40));
-    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-    return _mm256_blendv_epi8(rounded, quiet, nan);
+    const __m256i rounded = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), lsb);
+    const __m256i quiet = _mm256_or_si256(x, _mm256_set1_epi32(0x400000));
+    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q));
+    return _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);
 }
 ACTGRAD_AVX2 inline uint32_t NarrowBf16(uint16_t* out, const float* in, uint32_t n) {
     uint32_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        const __m256i a = Bf16Of8(_mm256_castps_si256(_mm256_loadu_ps(in + i)));
-        const __m256i b = Bf16Of8(_mm256_castps_si256(_mm256_loadu_ps(in + i + 8)));
-        // packs works per 128-bit half: reorder the quadwords back to lane order
-        const __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xd8);
+        const __m256i a = Bf16Of8(_mm256_loadu_ps(in + i));
+        const __m256i b = Bf16Of8(_mm256_loadu_ps(in + i + 8));
+        // packus works per 128-bit half: reorder the quadwords back to lane order
+        const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xd8);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), packed);
     }
     return i;
@@ -160,14 +151,6 @@ inline uint32_t Avx2Select(W* d, const uint8_t* mask, const W* a, B b, uint32_t 
     (void)d, (void)mask, (void)a, (void)b, (void)count;
     return 0;
 #endif
-}
-
-inline uint32_t Avx2WidenBf16(float* out, const uint16_t* in, uint32_t n) {
-#if defined(ACTGRAD_SIM_AVX2)
-    if (UseAvx2()) return avx2::WidenBf16(out, in, n);
-#endif
-    (void)out, (void)in, (void)n;
-    return 0;
 }
 
 inline uint32_t Avx2NarrowBf16(uint16_t* out, const float* in, uint32_t n) {

@@ -89,6 +89,16 @@ inline uint32_t WidenHalfFast(float* out, const uint16_t* in, uint32_t n) {
     }
     return i;
 }
+// bf16 bits -> float: interleaving zeros below each 16-bit pattern is the exact widening.
+inline uint32_t WidenBf16Fast(float* out, const uint16_t* in, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_unpacklo_epi16(_mm_setzero_si128(), v));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 4), _mm_unpackhi_epi16(_mm_setzero_si128(), v));
+    }
+    return i;
+}
 inline uint32_t NarrowBf16Fast(uint16_t* out, const float* in, uint32_t n) {
     uint32_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -102,6 +112,7 @@ inline uint32_t NarrowBf16Fast(uint16_t* out, const float* in, uint32_t n) {
 inline uint32_t NarrowBf16Fast(uint16_t*, const float*, uint32_t) { return 0; }
 inline uint32_t NarrowHalfFast(uint16_t*, const float*, uint32_t) { return 0; }
 inline uint32_t WidenHalfFast(float*, const uint16_t*, uint32_t) { return 0; }
+inline uint32_t WidenBf16Fast(float*, const uint16_t*, uint32_t) { return 0; }
 #endif
 
 // float -> half/bf16 bits, round half to even, saturating when asked: a plain loop over 16-bit storage.

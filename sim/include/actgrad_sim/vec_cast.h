@@ -233,7 +233,7 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
         typedef uint16_t AliasU16 __attribute__((may_alias));
         const AliasU16* bits = reinterpret_cast<const AliasU16*>(in);
         const uint32_t done = std::is_same<U, half>::value ? actgrad_sim::WidenHalfFast(out, bits, count)
-                                                           : actgrad_sim::Avx2WidenBf16(out, bits, count);
+                                                           : actgrad_sim::WidenBf16Fast(out, bits, count);
         for (uint32_t i = done; i < count; ++i) out[i] = float(in[i]);  // exact widening
     } else if constexpr (actgrad_sim::IsHalfLike<T> && std::is_same<U, float>::value) {
         if (roundMode == RoundMode::CAST_RINT || roundMode == RoundMode::CAST_NONE) {
