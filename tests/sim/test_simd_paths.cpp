@@ -90,6 +90,43 @@ TEST(Avx2_select_32_and_16_bit_lanes_tensor_and_scalar) {
     CheckSelect<uint16_t>();
 }
 
+// Float patterns spread over the whole range (every sign, exponent, NaN, inf, subnormal), plus the edges of Exp.
+std::vector<float> SpreadFloats() {
+    std::vector<float> out;
+    for (uint64_t b = 0; b < (1ull << 32); b += 4099) out.push_back(BitsFloat(uint32_t(b)));
+    for (float v : {0.0f, -0.0f, 88.72f, 88.73f, -87.33f, -103.9f, -104.1f, INFINITY, -INFINITY, NAN}) out.push_back(v);
+    return out;
+}
+
+TEST(Avx2_float_loops_give_the_bits_of_the_baseline_loops) {
+    RequireAvx2();
+    const std::vector<float> a = SpreadFloats();
+    std::vector<float> b(a.rbegin(), a.rend());
+    const int32_t n = int32_t(a.size());
+    std::vector<float> got(a.size()), want(a.size());
+    auto same = [&](const char* what) {
+        for (int32_t i = 0; i < n; ++i)
+            if (FloatBits(got[i]) != FloatBits(want[i]) && !(got[i] != got[i] && want[i] != want[i]))
+                FAIL(what, " of ", a[i], " (and ", b[i], "): AVX2 ", got[i], ", baseline ", want[i]);
+    };
+    // the baseline: one call per element, which the compiler cannot turn into an AVX2 loop
+    auto baseline = [&](auto f) {
+        for (int32_t i = 0; i < n; ++i) {
+            volatile float x = a[i], y = b[i];
+            want[i] = f(x, y);
+        }
+    };
+    ApplyUnaryAvx2(got.data(), a.data(), n, [](float x) { return ExpF(x); });
+    baseline([](float x, float) { return ExpF(x); });
+    same("Exp");
+    ApplyBinaryAvx2(got.data(), a.data(), b.data(), n, [](float x, float y) { return x / y; });
+    baseline([](float x, float y) { return x / y; });
+    same("Div");
+    ApplyBinaryAvx2(got.data(), a.data(), b.data(), n, [](float x, float y) { return MaxNan(x, y); });
+    baseline([](float x, float y) { return MaxNan(x, y); });
+    same("Max");
+}
+
 }  // namespace
 #endif
 
