@@ -74,6 +74,32 @@ inline void CopyToGm(void* dst, const void* src, size_t bytes) {
     std::memcpy(dst, src, bytes);
 }
 
+// GM -> UB. A plain vector loop that asks for the lines 1 KiB ahead: the library memcpy streams these sizes with
+// `rep movsb`, which keeps fewer misses in flight on some cores (about 5% of a streaming kernel on AMD Zen).
+inline void CopyFromGm(void* dst, const void* src, size_t bytes) {
+#if defined(__SSE2__)
+    if (bytes >= 4096) {
+        uint8_t* d = static_cast<uint8_t*>(dst);
+        const uint8_t* s = static_cast<const uint8_t*>(src);
+        size_t i = 0;
+        for (; i + 64 <= bytes; i += 64) {
+            __builtin_prefetch(s + i + 1024, 0, 3);
+            const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+            const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 16));
+            const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 32));
+            const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 48));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), a);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 16), b);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 32), c);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 48), e);
+        }
+        std::memcpy(d + i, s + i, bytes - i);
+        return;
+    }
+#endif
+    std::memcpy(dst, src, bytes);
+}
+
 inline void RecordGmRead(BlockContext& ctx, uint64_t bytes) {
     ctx.stats.gmBytesRead += bytes;
     ctx.RecordDma(bytes);
@@ -115,7 +141,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint3
     actgrad_sim::CheckWholeBlocks<T>(count, api);
     if (count == 0) return;
     src.CheckAccess(api, 0, count);
-    std::memcpy(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(count) * sizeof(T));
+    actgrad_sim::CopyFromGm(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(count) * sizeof(T));
     actgrad_sim::RecordGmRead(ctx, uint64_t(count) * sizeof(T));
 }
 
