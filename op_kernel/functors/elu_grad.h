@@ -46,15 +46,25 @@ struct EluGrad {
             }
         }
         AscendC::Mul(neg, negFactor, aux, m);
+        AscendC::Compares(s.mask[0], t.savedF, 0.0f, AscendC::CMPMODE::LE, lanes);
+        AscendC::Compare(s.mask[1], t.savedF, t.savedF, AscendC::CMPMODE::NE, lanes);
+        AscendC::LocalTensor<uint16_t> negative = s.mask[0].ReinterpretCast<uint16_t>();
+        AscendC::Or(negative, negative, s.mask[1].ReinterpretCast<uint16_t>(), int32_t(lanes / 16));
+        if constexpr (kIsWidened<T>) {
+            if (poscoef == 1.0f) {
+                // the positive branch is grad itself: narrow the negative branch only and select on the storage type
+                AscendC::Cast(t.out, neg, AscendC::RoundMode::CAST_RINT, n);
+                const auto out = SelectView(t.out);
+                AscendC::Select(out, s.mask[0], out, SelectView(t.grad), AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE,
+                                lanes);
+                return;
+            }
+        }
         AscendC::LocalTensor<float> pos = t.gradF;
         if (poscoef != 1.0f) {
             AscendC::Muls(t.outF, t.gradF, poscoef, m);
             pos = t.outF;
         }
-        AscendC::Compares(s.mask[0], t.savedF, 0.0f, AscendC::CMPMODE::LE, lanes);
-        AscendC::Compare(s.mask[1], t.savedF, t.savedF, AscendC::CMPMODE::NE, lanes);
-        AscendC::LocalTensor<uint16_t> negative = s.mask[0].ReinterpretCast<uint16_t>();
-        AscendC::Or(negative, negative, s.mask[1].ReinterpretCast<uint16_t>(), int32_t(lanes / 16));
         AscendC::Select(t.outF, s.mask[0], neg, pos, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
         NarrowOut(t, n);
     }
