@@ -4,8 +4,8 @@
 // (the defaults) is skipped: it would return its operand unchanged.
 // params: [0] use_dst (1 or 0), [1] negcoef = alpha*scale, [2] poscoef = scale, [3] negiptcoef = input_scale.
 //
-// NaN policy: a NaN saved value takes the negative branch, which carries it into the result; a NaN grad
-// makes both branches NaN.
+// NaN policy: a NaN saved value takes the negative branch (x > 0 is false), which carries it into the result; a NaN
+// grad makes both branches NaN.
 #pragma once
 #include "scratch.h"
 #include "tile_operands.h"
@@ -46,17 +46,15 @@ struct EluGrad {
             }
         }
         AscendC::Mul(neg, negFactor, aux, m);
-        AscendC::Compares(s.mask[0], t.savedF, 0.0f, AscendC::CMPMODE::LE, lanes);
-        AscendC::Compare(s.mask[1], t.savedF, t.savedF, AscendC::CMPMODE::NE, lanes);
-        AscendC::LocalTensor<uint16_t> negative = s.mask[0].ReinterpretCast<uint16_t>();
-        AscendC::Or(negative, negative, s.mask[1].ReinterpretCast<uint16_t>(), int32_t(lanes / 16));
+        // x > 0 is false for NaN, so a NaN saved value takes the negative branch, which carries it
+        const AscendC::LocalTensor<uint8_t>& positive = s.mask[0];
+        AscendC::Compares(positive, t.savedF, 0.0f, AscendC::CMPMODE::GT, lanes);
         if constexpr (kIsWidened<T>) {
             if (poscoef == 1.0f) {
                 // the positive branch is grad itself: narrow the negative branch only and select on the storage type
                 AscendC::Cast(t.out, neg, AscendC::RoundMode::CAST_RINT, n);
                 const auto out = SelectView(t.out);
-                AscendC::Select(out, s.mask[0], out, SelectView(t.grad), AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE,
-                                lanes);
+                AscendC::Select(out, positive, SelectView(t.grad), out, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
                 return;
             }
         }
@@ -65,7 +63,7 @@ struct EluGrad {
             AscendC::Muls(t.outF, t.gradF, poscoef, m);
             pos = t.outF;
         }
-        AscendC::Select(t.outF, s.mask[0], neg, pos, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+        AscendC::Select(t.outF, positive, pos, neg, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
         NarrowOut(t, n);
     }
 };
