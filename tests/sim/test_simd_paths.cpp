@@ -22,6 +22,14 @@ std::vector<uint32_t> RoundingPatterns() {
     return out;
 }
 
+// Float patterns spread over the whole range (every sign, exponent, NaN, inf, subnormal), plus the edges of Exp.
+std::vector<float> SpreadFloats() {
+    std::vector<float> out;
+    for (uint64_t b = 0; b < (1ull << 32); b += 4099) out.push_back(BitsFloat(uint32_t(b)));
+    for (float v : {0.0f, -0.0f, 88.72f, 88.73f, -87.33f, -103.9f, -104.1f, INFINITY, -INFINITY, NAN}) out.push_back(v);
+    return out;
+}
+
 TEST(Avx2_narrow_bf16_matches_scalar_rne) {
     RequireAvx2();
     const std::vector<uint32_t> bits = RoundingPatterns();
@@ -34,6 +42,30 @@ TEST(Avx2_narrow_bf16_matches_scalar_rne) {
     for (uint32_t i = 0; i < done; ++i)
         if (out[i] != FloatToBf16BitsRne(in[i])) FAIL("float bits ", bits[i], ": got ", out[i], " want ", FloatToBf16BitsRne(in[i]));
     for (uint32_t i = done; i < out.size(); ++i) CHECK_EQ(out[i], 0xA5A5);
+}
+
+TEST(F16c_half_widen_every_pattern_and_narrow_rounding_cases) {
+    RequireAvx2();
+    std::vector<uint16_t> h(65536 + 5);  // a tail the loop leaves to the caller
+    for (uint32_t i = 0; i < h.size(); ++i) h[i] = uint16_t(i);
+    std::vector<float> wide(h.size(), 0.0f);
+    const uint32_t done = avx2::WidenHalf(wide.data(), h.data(), uint32_t(h.size()));
+    CHECK_EQ(done, uint32_t(h.size()) / 8 * 8);
+    for (uint32_t i = 0; i < done; ++i)  // bit for bit, signalling NaNs included
+        if (FloatBits(wide[i]) != FloatBits(HalfBitsToFloat(h[i]))) FAIL("half bits ", h[i], ": got ", wide[i]);
+    for (uint32_t i = done; i < wide.size(); ++i) CHECK_EQ(FloatBits(wide[i]), 0u);
+
+    // every exponent and sign, with the low 13 bits (what half drops) at every rounding case, plus a spread
+    std::vector<float> f;
+    const uint32_t lows[] = {0x0000, 0x0001, 0x0fff, 0x1000, 0x1001, 0x1fff, 0x0800, 0x17ff};
+    for (uint32_t hi = 0; hi < (1u << 19); ++hi)
+        for (uint32_t lo : lows) f.push_back(BitsFloat(hi << 13 | lo));
+    for (float v : SpreadFloats()) f.push_back(v);
+    std::vector<uint16_t> narrow(f.size());
+    const uint32_t m = uint32_t(f.size()) / 8 * 8;
+    CHECK_EQ(avx2::NarrowHalf(narrow.data(), f.data(), m), m);
+    for (uint32_t i = 0; i < m; ++i)
+        if (narrow[i] != FloatToHalfBitsRne(f[i])) FAIL("float bits ", FloatBits(f[i]), ": got ", narrow[i], " want ", FloatToHalfBitsRne(f[i]));
 }
 
 template <int Pred, typename Ref>
@@ -88,14 +120,6 @@ TEST(Avx2_select_32_and_16_bit_lanes_tensor_and_scalar) {
     RequireAvx2();
     CheckSelect<uint32_t>();
     CheckSelect<uint16_t>();
-}
-
-// Float patterns spread over the whole range (every sign, exponent, NaN, inf, subnormal), plus the edges of Exp.
-std::vector<float> SpreadFloats() {
-    std::vector<float> out;
-    for (uint64_t b = 0; b < (1ull << 32); b += 4099) out.push_back(BitsFloat(uint32_t(b)));
-    for (float v : {0.0f, -0.0f, 88.72f, 88.73f, -87.33f, -103.9f, -104.1f, INFINITY, -INFINITY, NAN}) out.push_back(v);
-    return out;
 }
 
 TEST(Avx2_float_loops_give_the_bits_of_the_baseline_loops) {

@@ -1,4 +1,4 @@
-// AVX2 versions of the twin's hottest loops (compare to mask bits, select, bf16 narrowing), chosen at run time:
+// AVX2 versions of the twin's hottest loops (compare to mask bits, select, f16/bf16 conversions), chosen at run time:
 // the library is built for baseline x86-64, and these functions are compiled for AVX2 on their own and called only
 // when the CPU has it. Each returns how many leading elements it handled; callers finish the rest the portable way.
 // Results are bit-identical to the portable loops (tests/sim/test_simd_paths.cpp); ACTGRAD_SIM_NO_AVX2=1 turns
@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <type_traits>
+
+#include "numeric.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -17,13 +19,14 @@ namespace actgrad_sim {
 
 #if defined(ACTGRAD_SIM_AVX2)
 inline bool UseAvx2() {
-    static const bool has = __builtin_cpu_supports("avx2") && std::getenv("ACTGRAD_SIM_NO_AVX2") == nullptr;
+    static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") &&
+                            std::getenv("ACTGRAD_SIM_NO_AVX2") == nullptr;
     return has;
 }
 
 namespace avx2 {
 
-#define ACTGRAD_AVX2 __attribute__((target("avx2")))
+#define ACTGRAD_AVX2 __attribute__((target("avx2,f16c")))
 
 // dst byte k holds the compare bits of lanes 8k..8k+7; count is a multiple of 8. Pred is a _CMP_* immediate.
 template <int Pred>
@@ -110,6 +113,28 @@ ACTGRAD_AVX2 inline uint32_t NarrowBf16(uint16_t* out, const float* in, uint32_t
     return i;
 }
 
+// half <-> f32 by F16C. Narrowing rounds to nearest even exactly like FloatToHalfBitsRne, NaN payloads included;
+// widening quiets signalling NaNs, so vectors holding a NaN take the exact scalar conversion.
+ACTGRAD_AVX2 inline uint32_t WidenHalf(float* out, const uint16_t* in, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
+        if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)) != 0) {
+            for (uint32_t k = 0; k < 8; ++k) out[i + k] = HalfBitsToFloat(in[i + k]);
+        } else {
+            _mm256_storeu_ps(out + i, f);
+        }
+    }
+    return i;
+}
+ACTGRAD_AVX2 inline uint32_t NarrowHalf(uint16_t* out, const float* in, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    return i;
+}
+
 #undef ACTGRAD_AVX2
 
 }  // namespace avx2
@@ -151,6 +176,22 @@ inline uint32_t Avx2Select(W* d, const uint8_t* mask, const W* a, B b, uint32_t 
     (void)d, (void)mask, (void)a, (void)b, (void)count;
     return 0;
 #endif
+}
+
+inline uint32_t Avx2WidenHalf(float* out, const uint16_t* in, uint32_t n) {
+#if defined(ACTGRAD_SIM_AVX2)
+    if (UseAvx2()) return avx2::WidenHalf(out, in, n);
+#endif
+    (void)out, (void)in, (void)n;
+    return 0;
+}
+
+inline uint32_t Avx2NarrowHalf(uint16_t* out, const float* in, uint32_t n) {
+#if defined(ACTGRAD_SIM_AVX2)
+    if (UseAvx2()) return avx2::NarrowHalf(out, in, n);
+#endif
+    (void)out, (void)in, (void)n;
+    return 0;
 }
 
 inline uint32_t Avx2NarrowBf16(uint16_t* out, const float* in, uint32_t n) {

@@ -127,7 +127,8 @@ void NarrowInto(T* out, const float* in, uint32_t n, bool saturate) {
             done = Avx2NarrowBf16(bits16, in, n);
             done += NarrowBf16Fast(bits16 + done, in + done, n - done);
         } else {
-            done = NarrowHalfFast(bits16, in, n);
+            done = Avx2NarrowHalf(bits16, in, n);
+            done += NarrowHalfFast(bits16 + done, in + done, n - done);
         }
     }
     out += done;

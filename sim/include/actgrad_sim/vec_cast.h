@@ -232,8 +232,13 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
     if constexpr (std::is_same<T, float>::value && actgrad_sim::IsHalfLike<U>) {
         typedef uint16_t AliasU16 __attribute__((may_alias));
         const AliasU16* bits = reinterpret_cast<const AliasU16*>(in);
-        const uint32_t done = std::is_same<U, half>::value ? actgrad_sim::WidenHalfFast(out, bits, count)
-                                                           : actgrad_sim::WidenBf16Fast(out, bits, count);
+        uint32_t done = 0;
+        if (std::is_same<U, half>::value) {
+            done = actgrad_sim::Avx2WidenHalf(out, bits, count);
+            done += actgrad_sim::WidenHalfFast(out + done, bits + done, count - done);
+        } else {
+            done = actgrad_sim::WidenBf16Fast(out, bits, count);
+        }
         for (uint32_t i = done; i < count; ++i) out[i] = float(in[i]);  // exact widening
     } else if constexpr (actgrad_sim::IsHalfLike<T> && std::is_same<U, float>::value) {
         if (roundMode == RoundMode::CAST_RINT || roundMode == RoundMode::CAST_NONE) {
