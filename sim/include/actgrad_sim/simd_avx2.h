@@ -41,52 +41,33 @@ ACTGRAD_AVX2 inline void CompareScalar(uint8_t* dst, const float* a, float b, ui
         dst[i / 8] = uint8_t(_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(a + i), bv, Pred)));
 }
 
-// 32-bit lanes: d[i] = bit i of mask ? a[i] : b[i] (b a tensor, or one broadcast pattern).
-ACTGRAD_AVX2 inline __m256i TakeMask32(const uint8_t* mask, uint32_t i) {
+// The select mask of the 8 (32-bit) or 16 (16-bit) lanes from element i: their mask bits broadcast and tested one
+// by one.
+ACTGRAD_AVX2 inline __m256i TakeMask(const uint32_t*, const uint8_t* mask, uint32_t i) {
     const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(mask[i / 8]), bit), bit);
 }
-ACTGRAD_AVX2 inline uint32_t SelectBits(uint32_t* d, const uint8_t* mask, const uint32_t* a, const uint32_t* b, uint32_t count) {
-    uint32_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
-        const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_blendv_epi8(bv, av, TakeMask32(mask, i)));
-    }
-    return i;
-}
-ACTGRAD_AVX2 inline uint32_t SelectBits(uint32_t* d, const uint8_t* mask, const uint32_t* a, uint32_t b, uint32_t count) {
-    const __m256i bv = _mm256_set1_epi32(int32_t(b));
-    uint32_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_blendv_epi8(bv, av, TakeMask32(mask, i)));
-    }
-    return i;
-}
-
-// 16-bit lanes, 16 per step: the two mask bytes of the step broadcast and tested bit by bit.
-ACTGRAD_AVX2 inline __m256i TakeMask16(const uint8_t* mask, uint32_t i) {
+ACTGRAD_AVX2 inline __m256i TakeMask(const uint16_t*, const uint8_t* mask, uint32_t i) {
     const __m256i bit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
                                           int16_t(0x8000));
     const int16_t bits = int16_t(mask[i / 8] | (mask[i / 8 + 1] << 8));
     return _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16(bits), bit), bit);
 }
-ACTGRAD_AVX2 inline uint32_t SelectBits(uint16_t* d, const uint8_t* mask, const uint16_t* a, const uint16_t* b, uint32_t count) {
-    uint32_t i = 0;
-    for (; i + 16 <= count; i += 16) {
-        const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
-        const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_blendv_epi8(bv, av, TakeMask16(mask, i)));
-    }
-    return i;
+// The false side: a tensor, or one pattern in every lane.
+template <typename W> ACTGRAD_AVX2 inline __m256i FalseSide(const W* b, uint32_t i) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i));
 }
-ACTGRAD_AVX2 inline uint32_t SelectBits(uint16_t* d, const uint8_t* mask, const uint16_t* a, uint16_t b, uint32_t count) {
-    const __m256i bv = _mm256_set1_epi16(int16_t(b));
+ACTGRAD_AVX2 inline __m256i FalseSide(uint32_t b, uint32_t) { return _mm256_set1_epi32(int32_t(b)); }
+ACTGRAD_AVX2 inline __m256i FalseSide(uint16_t b, uint32_t) { return _mm256_set1_epi16(int16_t(b)); }
+
+// d[i] = bit i of mask ? a[i] : b[i] on W = uint32_t or uint16_t lanes (b a tensor or a pattern).
+template <typename W, typename B>
+ACTGRAD_AVX2 inline uint32_t SelectBits(W* d, const uint8_t* mask, const W* a, B b, uint32_t count) {
+    constexpr uint32_t kStep = 32 / sizeof(W);
     uint32_t i = 0;
-    for (; i + 16 <= count; i += 16) {
+    for (; i + kStep <= count; i += kStep) {
         const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_blendv_epi8(bv, av, TakeMask16(mask, i)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_blendv_epi8(FalseSide(b, i), av, TakeMask(d, mask, i)));
     }
     return i;
 }
