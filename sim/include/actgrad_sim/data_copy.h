@@ -170,8 +170,8 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataC
     for (uint64_t b = 0; b < n && blk > 0; ++b) {
         const uint64_t gmOff = b * (blk + uint64_t(p.srcStride) * 32);
         src.CheckAccess(api, gmOff / sizeof(T), blk / sizeof(T));
-        std::memcpy(dst.BytePtr() + b * (blk + uint64_t(p.dstStride) * 32),
-                    reinterpret_cast<const uint8_t*>(src.GetPhyAddr()) + gmOff, blk);
+        actgrad_sim::CopyFromGm(dst.BytePtr() + b * (blk + uint64_t(p.dstStride) * 32),
+                                reinterpret_cast<const uint8_t*>(src.GetPhyAddr()) + gmOff, blk);
         actgrad_sim::RecordGmRead(ctx, blk);
     }
 }
