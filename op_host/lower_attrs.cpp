@@ -1,5 +1,6 @@
 #include "lower_attrs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -33,23 +34,41 @@ float FloatAtOrAbove(double v) {
     return f;
 }
 
-// Band ops: params [lo, hi, scale], grad*scale where lo < x < hi.
+// The largest f16 value <= v, as a float (-inf below -65504): f16 spacing is 2^(e-11) for |v| in [2^(e-1), 2^e),
+// and 2^-24 among the subnormals.
+float HalfAtOrBelow(float v) {
+    if (std::isnan(v) || std::isinf(v)) return v;
+    if (v > 65504.0f) return 65504.0f;
+    if (v < -65504.0f) return -std::numeric_limits<float>::infinity();
+    int e = 0;
+    std::frexp(v, &e);
+    const double spacing = std::ldexp(1.0, std::max(e - 11, -24));
+    return float(std::floor(double(v) / spacing) * spacing);
+}
+float HalfAtOrAbove(float v) { return -HalfAtOrBelow(-v); }
+
+// Band ops: params [lo, hi, scale, loF16, hiF16], grad*scale where lo < x < hi. For an f16 x, x > lo exactly when x
+// is above the largest f16 <= lo (and x < hi when below the smallest f16 >= hi), so the f16 kernel compares in f16.
+void SetBand(ElementwiseGradTiling& t, float lo, float hi, float scale) {
+    t.params[0] = lo;
+    t.params[1] = hi;
+    t.params[2] = scale;
+    t.params[3] = HalfAtOrBelow(lo);
+    t.params[4] = HalfAtOrAbove(hi);
+}
+
 void LowerHardtanhGrad(const std::string& op, const double* a, ElementwiseGradTiling& t) {
     RequireNotNan(op, "min_val", a[0]);
     RequireNotNan(op, "max_val", a[1]);
     // min_val > max_val is accepted and gives zeros (an empty band), as CANN and PyTorch do
-    t.params[0] = float(a[0]);
-    t.params[1] = float(a[1]);
-    t.params[2] = 1.0f;
+    SetBand(t, float(a[0]), float(a[1]), 1.0f);
 }
 
 void LowerClampBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {
     RequireNotNan(op, "min", a[0]);
     RequireNotNan(op, "max", a[1]);
     if (a[0] > a[1]) Reject(op, "min", a[0], "min <= max");
-    t.params[0] = float(a[0]);
-    t.params[1] = float(a[1]);
-    t.params[2] = 1.0f;
+    SetBand(t, float(a[0]), float(a[1]), 1.0f);
 }
 
 void LowerHardsigmoidBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {
@@ -59,9 +78,7 @@ void LowerHardsigmoidBackward(const std::string& op, const double* a, Elementwis
     if (alpha == 0) Reject(op, "alpha", alpha, "a non-zero slope");
     // 0 < alpha*x + beta < 1 <=> x strictly between -beta/alpha and (1-beta)/alpha, decided in double
     const double e0 = -beta / alpha, e1 = (1 - beta) / alpha;
-    t.params[0] = FloatAtOrBelow(std::min(e0, e1));
-    t.params[1] = FloatAtOrAbove(std::max(e0, e1));
-    t.params[2] = float(alpha);
+    SetBand(t, FloatAtOrBelow(std::min(e0, e1)), FloatAtOrAbove(std::max(e0, e1)), float(alpha));
 }
 
 void LowerEluBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {

@@ -20,7 +20,7 @@ struct EluGrad {
     __aicore__ inline static void Compute(const TileOperands<T>& t, const Scratch& s, const float* params, uint32_t n) {
         const bool useDst = params[0] != 0.0f;
         const float negcoef = params[1], poscoef = params[2], negiptcoef = params[3];
-        const uint32_t lanes = CompareLanes(n);
+        const uint32_t lanes = CompareLanes<float>(n);
         const int32_t m = int32_t(lanes);
         const AscendC::LocalTensor<float>& neg = s.tmp[0];
         const AscendC::LocalTensor<float>& aux = s.tmp[1];

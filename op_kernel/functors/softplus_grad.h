@@ -14,7 +14,7 @@ struct SoftplusGrad {
     template <typename T>
     __aicore__ inline static void Compute(const TileOperands<T>& t, const Scratch& s, const float* params, uint32_t n) {
         const float beta = params[0], threshold = params[1];
-        const uint32_t lanes = CompareLanes(n);
+        const uint32_t lanes = CompareLanes<float>(n);
         const int32_t m = int32_t(lanes);
         const AscendC::LocalTensor<float>& e = s.tmp[1];
         WidenSaved(t, n);

@@ -30,8 +30,17 @@ __aicore__ inline void NarrowOut(const TileOperands<T>& t, uint32_t n) {
     if constexpr (kIsWidened<T>) AscendC::Cast(t.out, t.outF, AscendC::RoundMode::CAST_RINT, n);
 }
 
-// Compare/Select work on whole 256-byte repeats of f32: lanes past n are computed and never copied out.
-__aicore__ inline uint32_t CompareLanes(uint32_t n) { return (n + 63) / 64 * 64; }
+// Compare works on whole 256-byte repeats of its type C: lanes past n are computed and never copied out. Tiles are
+// whole multiples of the largest such count (kTileGranule), so the rounded count stays inside them.
+template <typename C>
+__aicore__ inline uint32_t CompareLanes(uint32_t n) {
+    constexpr uint32_t kPerRepeat = 256 / sizeof(C);
+    return (n + kPerRepeat - 1) / kPerRepeat * kPerRepeat;
+}
+
+// f16 has compares on A2/A3, bf16 has none: bf16 (and f16 where f32 math is needed) goes through the f32 views.
+template <typename T> constexpr bool kComparesInStorage = false;
+template <> constexpr bool kComparesInStorage<half> = true;
 
 // Select moves bit patterns without arithmetic, so 16-bit storage selects through a half view (A2/A3 have no bf16
 // Select).
