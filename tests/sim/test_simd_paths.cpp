@@ -72,8 +72,8 @@ template <int Pred, typename Ref>
 void CheckCompare(const std::vector<float>& a, const std::vector<float>& b, Ref ref, const char* name) {
     const uint32_t n = uint32_t(a.size());
     std::vector<uint8_t> t(n / 8), s(n / 8);
-    avx2::CompareTensor<Pred>(t.data(), a.data(), b.data(), n);
-    avx2::CompareScalar<Pred>(s.data(), a.data(), b[3], n);
+    avx2::Compare<Pred>(t.data(), a.data(), b.data(), n);
+    avx2::Compare<Pred>(s.data(), a.data(), b[3], n);
     for (uint32_t i = 0; i < n; ++i) {
         if (((t[i / 8] >> (i % 8)) & 1) != (ref(a[i], b[i]) ? 1 : 0)) FAIL(name, " tensor lane ", i, ": ", a[i], " vs ", b[i]);
         if (((s[i / 8] >> (i % 8)) & 1) != (ref(a[i], b[3]) ? 1 : 0)) FAIL(name, " scalar lane ", i, ": ", a[i], " vs ", b[3]);
@@ -93,6 +93,40 @@ TEST(Avx2_compare_every_mode_with_nan_inf_zeros) {
     CheckCompare<_CMP_LE_OQ>(a, b, [](float x, float y) { return x <= y; }, "LE");
     CheckCompare<_CMP_GE_OQ>(a, b, [](float x, float y) { return x >= y; }, "GE");
     CheckCompare<_CMP_NEQ_UQ>(a, b, [](float x, float y) { return x != y; }, "NE");
+}
+
+// f16 operands: every pattern against special and ordinary values, as the compare of their exact float values.
+template <int Pred, typename Ref>
+void CheckHalfCompare(Ref ref, const char* name) {
+    std::vector<uint16_t> a(65536), b(65536);
+    for (uint32_t i = 0; i < 65536; ++i) a[i] = uint16_t(i), b[i] = uint16_t(i * 40503u);  // b: a permutation
+    std::vector<uint8_t> t(65536 / 8), s(65536 / 8);
+    for (uint16_t scalarBits : {0x0000, 0x8000, 0x3c00, 0xc200, 0x7c00, 0xfc00, 0x0001, 0x7bff}) {
+        const float scalar = HalfBitsToFloat(scalarBits);
+        avx2::Compare<Pred>(t.data(), a.data(), b.data(), 65536);
+        avx2::Compare<Pred>(s.data(), a.data(), scalar, 65536);
+        std::vector<uint8_t> self(65536 / 8);
+        avx2::Compare<Pred>(self.data(), a.data(), a.data(), 65536);  // the same tensor on both sides
+        for (uint32_t i = 0; i < 65536; ++i) {
+            const float x = HalfBitsToFloat(a[i]);
+            if (((self[i / 8] >> (i % 8)) & 1) != (ref(x, x) ? 1 : 0)) FAIL(name, " f16 self lane ", i);
+        }
+        for (uint32_t i = 0; i < 65536; ++i) {
+            const float x = HalfBitsToFloat(a[i]), y = HalfBitsToFloat(b[i]);
+            if (((t[i / 8] >> (i % 8)) & 1) != (ref(x, y) ? 1 : 0)) FAIL(name, " f16 tensor lane ", i);
+            if (((s[i / 8] >> (i % 8)) & 1) != (ref(x, scalar) ? 1 : 0)) FAIL(name, " f16 scalar lane ", i);
+        }
+    }
+}
+
+TEST(F16c_half_compare_every_pattern_every_mode) {
+    RequireAvx2();
+    CheckHalfCompare<_CMP_LT_OQ>([](float x, float y) { return x < y; }, "LT");
+    CheckHalfCompare<_CMP_GT_OQ>([](float x, float y) { return x > y; }, "GT");
+    CheckHalfCompare<_CMP_EQ_OQ>([](float x, float y) { return x == y; }, "EQ");
+    CheckHalfCompare<_CMP_LE_OQ>([](float x, float y) { return x <= y; }, "LE");
+    CheckHalfCompare<_CMP_GE_OQ>([](float x, float y) { return x >= y; }, "GE");
+    CheckHalfCompare<_CMP_NEQ_UQ>([](float x, float y) { return x != y; }, "NE");
 }
 
 template <typename W>

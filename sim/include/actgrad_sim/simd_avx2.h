@@ -28,17 +28,30 @@ namespace avx2 {
 
 #define ACTGRAD_AVX2 __attribute__((target("avx2,f16c")))
 
-// dst byte k holds the compare bits of lanes 8k..8k+7; count is a multiple of 8. Pred is a _CMP_* immediate.
-template <int Pred>
-ACTGRAD_AVX2 inline void CompareTensor(uint8_t* dst, const float* a, const float* b, uint32_t count) {
-    for (uint32_t i = 0; i < count; i += 8)
-        dst[i / 8] = uint8_t(_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), Pred)));
+// 8 lanes as floats: f32 as they are, f16 (as its bits) widened exactly by F16C; a NaN stays a NaN, so compares
+// decide as on the narrow values.
+ACTGRAD_AVX2 inline __m256 Lanes8(const float* p) { return _mm256_loadu_ps(p); }
+ACTGRAD_AVX2 inline __m256 Lanes8(const uint16_t* p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
-template <int Pred>
-ACTGRAD_AVX2 inline void CompareScalar(uint8_t* dst, const float* a, float b, uint32_t count) {
-    const __m256 bv = _mm256_set1_ps(b);
+template <typename E> ACTGRAD_AVX2 inline __m256 Rhs8(const E* b, uint32_t i) { return Lanes8(b + i); }
+ACTGRAD_AVX2 inline __m256 Rhs8(float b, uint32_t) { return _mm256_set1_ps(b); }
+
+// dst byte k holds the compare bits of lanes 8k..8k+7; count is a multiple of 8. Pred is a _CMP_* immediate; E is
+// float or uint16_t (f16 bits); B is a tensor of E or a float scalar.
+template <int Pred, typename E, typename B>
+ACTGRAD_AVX2 inline void Compare(uint8_t* dst, const E* a, B b, uint32_t count) {
+    if constexpr (std::is_pointer<B>::value) {
+        if (a == b) {  // x against itself (the NaN test): load and widen once
+            for (uint32_t i = 0; i < count; i += 8) {
+                const __m256 v = Lanes8(a + i);
+                dst[i / 8] = uint8_t(_mm256_movemask_ps(_mm256_cmp_ps(v, v, Pred)));
+            }
+            return;
+        }
+    }
     for (uint32_t i = 0; i < count; i += 8)
-        dst[i / 8] = uint8_t(_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(a + i), bv, Pred)));
+        dst[i / 8] = uint8_t(_mm256_movemask_ps(_mm256_cmp_ps(Lanes8(a + i), Rhs8(b, i), Pred)));
 }
 
 // The select mask of the 8 (32-bit) or 16 (16-bit) lanes from element i: their mask bits broadcast and tested one
@@ -123,23 +136,17 @@ ACTGRAD_AVX2 inline uint32_t NarrowHalf(uint16_t* out, const float* in, uint32_t
 
 // The entry points: each handles a leading part when AVX2 is there and returns its length (0 otherwise).
 // Compare modes are the CMPMODE order LT GT EQ LE GE NE; NE is true for NaN, the others false (IEEE).
-template <typename Rhs>  // const float* or float
-inline uint32_t Avx2Compare(uint8_t* dst, const float* a, Rhs b, uint32_t count, int mode) {
+template <typename E, typename Rhs>  // E float or uint16_t (f16 bits); Rhs const E* or float
+inline uint32_t Avx2Compare(uint8_t* dst, const E* a, Rhs b, uint32_t count, int mode) {
 #if defined(ACTGRAD_SIM_AVX2)
     if (!UseAvx2()) return 0;
-    constexpr bool kTensor = std::is_pointer<Rhs>::value;
-    auto run = [&](auto pred) {
-        constexpr int P = decltype(pred)::value;
-        if constexpr (kTensor) avx2::CompareTensor<P>(dst, a, b, count);
-        else avx2::CompareScalar<P>(dst, a, b, count);
-    };
     switch (mode) {
-        case 0: run(std::integral_constant<int, _CMP_LT_OQ>{}); break;
-        case 1: run(std::integral_constant<int, _CMP_GT_OQ>{}); break;
-        case 2: run(std::integral_constant<int, _CMP_EQ_OQ>{}); break;
-        case 3: run(std::integral_constant<int, _CMP_LE_OQ>{}); break;
-        case 4: run(std::integral_constant<int, _CMP_GE_OQ>{}); break;
-        default: run(std::integral_constant<int, _CMP_NEQ_UQ>{}); break;
+        case 0: avx2::Compare<_CMP_LT_OQ>(dst, a, b, count); break;
+        case 1: avx2::Compare<_CMP_GT_OQ>(dst, a, b, count); break;
+        case 2: avx2::Compare<_CMP_EQ_OQ>(dst, a, b, count); break;
+        case 3: avx2::Compare<_CMP_LE_OQ>(dst, a, b, count); break;
+        case 4: avx2::Compare<_CMP_GE_OQ>(dst, a, b, count); break;
+        default: avx2::Compare<_CMP_NEQ_UQ>(dst, a, b, count); break;
     }
     return count / 8 * 8;
 #else

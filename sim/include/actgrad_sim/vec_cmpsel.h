@@ -95,6 +95,13 @@ bool CompareFloatFast(uint8_t* dst, const float* a, uint32_t count, AscendC::CMP
     }
     return true;
 }
+// f16 through F16C where the machine has it (RawRhs gives the other side as f16 bits or a float scalar)
+inline const uint16_t* RawRhs(const half* p) { return reinterpret_cast<const uint16_t*>(p); }
+inline float RawRhs(Broadcast<half> b) { return float(b.value); }
+template <typename Rhs>
+bool CompareFloatFast(uint8_t* dst, const half* a, uint32_t count, AscendC::CMPMODE m, Rhs rhs) {
+    return Avx2Compare(dst, reinterpret_cast<const uint16_t*>(a), RawRhs(rhs(0)), count, int(m)) == count;
+}
 template <typename T, typename Rhs>
 bool CompareFloatFast(uint8_t*, const T*, uint32_t, AscendC::CMPMODE, Rhs) { return false; }
 #else
