@@ -129,65 +129,31 @@ ACTGRAD_AVX2 inline uint32_t NarrowHalf(uint16_t* out, const float* in, uint32_t
     return i;
 }
 
+// Compare with a CMPMODE (LT GT EQ LE GE NE, as its int): NE is true for NaN, the others false (IEEE).
+template <typename E, typename B>
+inline uint32_t CompareMode(uint8_t* dst, const E* a, B b, uint32_t count, int mode) {
+    switch (mode) {
+        case 0: Compare<_CMP_LT_OQ>(dst, a, b, count); break;
+        case 1: Compare<_CMP_GT_OQ>(dst, a, b, count); break;
+        case 2: Compare<_CMP_EQ_OQ>(dst, a, b, count); break;
+        case 3: Compare<_CMP_LE_OQ>(dst, a, b, count); break;
+        case 4: Compare<_CMP_GE_OQ>(dst, a, b, count); break;
+        default: Compare<_CMP_NEQ_UQ>(dst, a, b, count); break;
+    }
+    return count / 8 * 8;
+}
+
 #undef ACTGRAD_AVX2
 
 }  // namespace avx2
 #endif
 
-// The entry points: each handles a leading part when AVX2 is there and returns its length (0 otherwise).
-// Compare modes are the CMPMODE order LT GT EQ LE GE NE; NE is true for NaN, the others false (IEEE).
-template <typename E, typename Rhs>  // E float or uint16_t (f16 bits); Rhs const E* or float
-inline uint32_t Avx2Compare(uint8_t* dst, const E* a, Rhs b, uint32_t count, int mode) {
+// Runs an AVX2 loop (an avx2:: call) when the machine has it and gives the number of elements it handled, 0 when it
+// has not; without x86-64 GCC/Clang the call is not even compiled.
 #if defined(ACTGRAD_SIM_AVX2)
-    if (!UseAvx2()) return 0;
-    switch (mode) {
-        case 0: avx2::Compare<_CMP_LT_OQ>(dst, a, b, count); break;
-        case 1: avx2::Compare<_CMP_GT_OQ>(dst, a, b, count); break;
-        case 2: avx2::Compare<_CMP_EQ_OQ>(dst, a, b, count); break;
-        case 3: avx2::Compare<_CMP_LE_OQ>(dst, a, b, count); break;
-        case 4: avx2::Compare<_CMP_GE_OQ>(dst, a, b, count); break;
-        default: avx2::Compare<_CMP_NEQ_UQ>(dst, a, b, count); break;
-    }
-    return count / 8 * 8;
+#define ACTGRAD_SIM_IF_AVX2(call) (::actgrad_sim::UseAvx2() ? uint32_t(call) : 0u)
 #else
-    (void)dst, (void)a, (void)b, (void)count, (void)mode;
-    return 0;
+#define ACTGRAD_SIM_IF_AVX2(call) 0u
 #endif
-}
-
-template <typename W, typename B>  // W = uint32_t or uint16_t; B = const W* or W
-inline uint32_t Avx2Select(W* d, const uint8_t* mask, const W* a, B b, uint32_t count) {
-#if defined(ACTGRAD_SIM_AVX2)
-    if (!UseAvx2()) return 0;
-    return avx2::SelectBits(d, mask, a, b, count);
-#else
-    (void)d, (void)mask, (void)a, (void)b, (void)count;
-    return 0;
-#endif
-}
-
-inline uint32_t Avx2WidenHalf(float* out, const uint16_t* in, uint32_t n) {
-#if defined(ACTGRAD_SIM_AVX2)
-    if (UseAvx2()) return avx2::WidenHalf(out, in, n);
-#endif
-    (void)out, (void)in, (void)n;
-    return 0;
-}
-
-inline uint32_t Avx2NarrowHalf(uint16_t* out, const float* in, uint32_t n) {
-#if defined(ACTGRAD_SIM_AVX2)
-    if (UseAvx2()) return avx2::NarrowHalf(out, in, n);
-#endif
-    (void)out, (void)in, (void)n;
-    return 0;
-}
-
-inline uint32_t Avx2NarrowBf16(uint16_t* out, const float* in, uint32_t n) {
-#if defined(ACTGRAD_SIM_AVX2)
-    if (UseAvx2()) return avx2::NarrowBf16(out, in, n);
-#endif
-    (void)out, (void)in, (void)n;
-    return 0;
-}
 
 }  // namespace actgrad_sim

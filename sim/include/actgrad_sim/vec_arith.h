@@ -124,10 +124,10 @@ void NarrowInto(T* out, const float* in, uint32_t n, bool saturate) {
         typedef uint16_t AliasU16 __attribute__((may_alias));
         AliasU16* bits16 = reinterpret_cast<AliasU16*>(out);
         if (std::is_same<T, bfloat16_t>::value) {
-            done = Avx2NarrowBf16(bits16, in, n);
+            done = ACTGRAD_SIM_IF_AVX2(avx2::NarrowBf16(bits16, in, n));
             done += NarrowBf16Fast(bits16 + done, in + done, n - done);
         } else {
-            done = Avx2NarrowHalf(bits16, in, n);
+            done = ACTGRAD_SIM_IF_AVX2(avx2::NarrowHalf(bits16, in, n));
             done += NarrowHalfFast(bits16 + done, in + done, n - done);
         }
     }

@@ -234,7 +234,7 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
         const AliasU16* bits = reinterpret_cast<const AliasU16*>(in);
         uint32_t done = 0;
         if (std::is_same<U, half>::value) {
-            done = actgrad_sim::Avx2WidenHalf(out, bits, count);
+            done = ACTGRAD_SIM_IF_AVX2(actgrad_sim::avx2::WidenHalf(out, bits, count));
             done += actgrad_sim::WidenHalfFast(out + done, bits + done, count - done);
         } else {
             done = actgrad_sim::WidenBf16Fast(out, bits, count);

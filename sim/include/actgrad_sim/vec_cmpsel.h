@@ -84,7 +84,8 @@ inline float RawRhs(Broadcast<float> b) { return b.value; }
 
 template <typename Rhs>
 bool CompareFloatFast(uint8_t* dst, const float* a, uint32_t count, AscendC::CMPMODE m, Rhs rhs) {
-    if (Avx2Compare(dst, a, RawRhs(rhs(0)), count, int(m)) == count) return true;  // counts are whole repeats
+    if (ACTGRAD_SIM_IF_AVX2(avx2::CompareMode(dst, a, RawRhs(rhs(0)), count, int(m))) == count)
+        return true;  // counts are whole repeats
     switch (m) {
         case AscendC::CMPMODE::LT: CompareFloatSse(dst, a, count, rhs, [](__m128 x, __m128 y) { return _mm_cmplt_ps(x, y); }); break;
         case AscendC::CMPMODE::GT: CompareFloatSse(dst, a, count, rhs, [](__m128 x, __m128 y) { return _mm_cmpgt_ps(x, y); }); break;
@@ -100,7 +101,8 @@ inline const uint16_t* RawRhs(const half* p) { return reinterpret_cast<const uin
 inline float RawRhs(Broadcast<half> b) { return float(b.value); }
 template <typename Rhs>
 bool CompareFloatFast(uint8_t* dst, const half* a, uint32_t count, AscendC::CMPMODE m, Rhs rhs) {
-    return Avx2Compare(dst, reinterpret_cast<const uint16_t*>(a), RawRhs(rhs(0)), count, int(m)) == count;
+    return ACTGRAD_SIM_IF_AVX2(avx2::CompareMode(dst, reinterpret_cast<const uint16_t*>(a), RawRhs(rhs(0)), count,
+                                                 int(m))) == count;
 }
 template <typename T, typename Rhs>
 bool CompareFloatFast(uint8_t*, const T*, uint32_t, AscendC::CMPMODE, Rhs) { return false; }
@@ -134,10 +136,10 @@ template <> struct BitsOfSize<2> { using type = uint16_t; };
 template <> struct BitsOfSize<4> { using type = uint32_t; };
 
 template <typename W> inline uint32_t SelectFast(W* d, const uint8_t* mask, const W* a, const void* b, uint32_t count) {
-    return Avx2Select(d, mask, a, static_cast<const W*>(b), count);
+    return ACTGRAD_SIM_IF_AVX2(avx2::SelectBits(d, mask, a, static_cast<const W*>(b), count));
 }
 template <typename W> inline uint32_t SelectFast(W* d, const uint8_t* mask, const W* a, Broadcast<W> b, uint32_t count) {
-    return Avx2Select(d, mask, a, b.value, count);
+    return ACTGRAD_SIM_IF_AVX2(avx2::SelectBits(d, mask, a, b.value, count));
 }
 
 // d[i] = bit i of mask ? a[i] : b[i], on bit patterns so NaN payloads and half values pass unchanged;
