@@ -286,7 +286,10 @@ ACTGRAD_SIM_BINARY(Or, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a | b))
                 return EXPR;                                                                                     \
             });                                                                                                  \
         } else {                                                                                                 \
-            const float s = float(scalarValue);                                                                  \
+            /* read through volatile: a scalar the compiler knew would let it fold x * -1 into -x, which flips a \
+               NaN's sign, so builds and loop versions would disagree on NaN bits */                            \
+            const volatile float opaque = float(scalarValue);                                                    \
+            const float s = opaque;                                                                              \
             actgrad_sim::ApplyUnary(dst.GetPhyAddr(), src.GetPhyAddr(), count, [s](auto a) {                     \
                 const decltype(a) b = decltype(a)(s);                                                            \
                 return EXPR;                                                                                     \

@@ -1,0 +1,37 @@
+"""The twin's AVX2 loops change speed, never results: every operator gives the same bits with them switched off
+(ACTGRAD_SIM_NO_AVX2=1, read once per process, hence the subprocess) on special and random values in every dtype."""
+import os
+import subprocess
+import sys
+
+import torch
+
+SCRIPT = r"""
+import sys, torch, actgrad
+sys.path.insert(0, {tests!r})
+import harness as H, sweeps
+out = {{}}
+for dtype in (torch.float32, torch.float16, torch.bfloat16):
+    x = H.interesting_values(dtype, [], n_random=3000, seed=1)
+    g = H.interesting_values(dtype, [], n_random=3000, seed=2)[torch.randperm(x.numel(), generator=torch.Generator().manual_seed(3))]
+    for op, attr_sets in sweeps.CASES.items():
+        for i, attrs in enumerate(attr_sets):
+            out[(op, i, str(dtype))] = H.call(op, x, g, **attrs).view(torch.int16 if dtype != torch.float32 else torch.int32)
+torch.save(out, sys.argv[1])
+"""
+
+
+def _run(path, env_extra):
+    env = {k: v for k, v in os.environ.items() if k != "ACTGRAD_SIM_NO_AVX2"}
+    env.update(env_extra)
+    code = SCRIPT.format(tests=os.path.dirname(__file__))
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True, env=env)
+    return torch.load(path)
+
+
+def test_operators_give_the_same_bits_with_and_without_avx2(tmp_path):
+    fast = _run(tmp_path / "fast.pt", {})
+    portable = _run(tmp_path / "portable.pt", {"ACTGRAD_SIM_NO_AVX2": "1"})
+    assert fast.keys() == portable.keys() and len(fast) > 30
+    for key in fast:
+        assert torch.equal(fast[key], portable[key]), key
