@@ -8,7 +8,7 @@ namespace actgrad {
 enum DtypeKey : uint32_t { kDtypeFloat = 1, kDtypeHalf = 2, kDtypeBf16 = 3 };
 
 constexpr uint32_t kMaxFunctorParams = 8;
-constexpr uint32_t kTileGranule = 256;  // elements: 256 B of f32 for Compare, and bit masks of whole 32 B blocks
+constexpr uint32_t kTileGranule = 256;  // elements: whole Compare repeats (64 f32, 128 f16), 32 B mask blocks
 
 struct ElementwiseGradTiling {
     uint64_t totalLength;          // elements
