@@ -1,8 +1,9 @@
-// AVX2 versions of the twin's hottest loops (compare to mask bits, select, f16/bf16 conversions), chosen at run time:
-// the library is built for baseline x86-64, and these functions are compiled for AVX2 on their own and called only
-// when the CPU has it. Each returns how many leading elements it handled; callers finish the rest the portable way.
-// Results are bit-identical to the portable loops (tests/sim/test_simd_paths.cpp); ACTGRAD_SIM_NO_AVX2=1 turns
-// them off.
+// AVX2/F16C versions of the twin's hottest loops (compare to mask bits, select, f16/bf16 conversions; the float
+// arithmetic loops get theirs in vec_arith.h), chosen at run time: the library is built for baseline x86-64, these
+// functions are compiled for AVX2 on their own and run only when the CPU has it. Each returns how many leading
+// elements it handled; callers (through ACTGRAD_SIM_IF_AVX2) finish the rest the portable way. Results are
+// bit-identical to the portable loops (tests/sim/test_simd_paths.cpp, tests/test_simd_paths.py);
+// ACTGRAD_SIM_NO_AVX2=1 turns them off.
 #pragma once
 #include <cstdint>
 #include <cstdlib>
