@@ -39,8 +39,8 @@ __aicore__ inline uint32_t CompareLanes(uint32_t n) {
 }
 
 // f16 has compares on A2/A3, bf16 has none: bf16 (and f16 where f32 math is needed) goes through the f32 views.
-template <typename T> constexpr bool kComparesInStorage = false;
-template <> constexpr bool kComparesInStorage<half> = true;
+template <typename T> inline constexpr bool kComparesInStorage = false;
+template <> inline constexpr bool kComparesInStorage<half> = true;
 
 // Select moves bit patterns without arithmetic, so 16-bit storage selects through a half view (A2/A3 have no bf16
 // Select).
