@@ -56,15 +56,18 @@ inline __m128i HalfOf4(__m128i x) {
     const __m128i mag = _mm_or_si128(_mm_and_si128(big, infOrNan), _mm_andnot_si128(big, finite));
     return _mm_srai_epi32(_mm_slli_epi32(_mm_or_si128(mag, sign), 16), 16);
 }
-inline uint32_t NarrowHalfFast(uint16_t* out, const float* in, uint32_t n) {
+// float -> 16-bit patterns, 8 at a time, through a 4-lane converter whose results are sign-extended for the pack.
+template <__m128i (*Of4)(__m128i)>
+inline uint32_t Narrow16Fast(uint16_t* out, const float* in, uint32_t n) {
     uint32_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const __m128i a = HalfOf4(_mm_castps_si128(_mm_loadu_ps(in + i)));
-        const __m128i b = HalfOf4(_mm_castps_si128(_mm_loadu_ps(in + i + 4)));
+        const __m128i a = Of4(_mm_castps_si128(_mm_loadu_ps(in + i)));
+        const __m128i b = Of4(_mm_castps_si128(_mm_loadu_ps(in + i + 4)));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_packs_epi32(a, b));
     }
     return i;
 }
+inline uint32_t NarrowHalfFast(uint16_t* out, const float* in, uint32_t n) { return Narrow16Fast<HalfOf4>(out, in, n); }
 // half bits -> float of 4 zero-extended lanes, as HalfBitsToFloat.
 inline __m128 FloatOfHalf4(__m128i h) {
     const __m128i sign = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16);
@@ -99,15 +102,7 @@ inline uint32_t WidenBf16Fast(float* out, const uint16_t* in, uint32_t n) {
     }
     return i;
 }
-inline uint32_t NarrowBf16Fast(uint16_t* out, const float* in, uint32_t n) {
-    uint32_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m128i a = Bf16Of4(_mm_castps_si128(_mm_loadu_ps(in + i)));
-        const __m128i b = Bf16Of4(_mm_castps_si128(_mm_loadu_ps(in + i + 4)));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_packs_epi32(a, b));
-    }
-    return i;
-}
+inline uint32_t NarrowBf16Fast(uint16_t* out, const float* in, uint32_t n) { return Narrow16Fast<Bf16Of4>(out, in, n); }
 #else
 inline uint32_t NarrowBf16Fast(uint16_t*, const float*, uint32_t) { return 0; }
 inline uint32_t NarrowHalfFast(uint16_t*, const float*, uint32_t) { return 0; }
