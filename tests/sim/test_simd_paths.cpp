@@ -38,7 +38,7 @@ TEST(Avx2_narrow_bf16_matches_scalar_rne) {
     std::vector<uint16_t> out(in.size() + 16, 0xA5A5);
     const uint32_t n = uint32_t(in.size() - 5);  // a tail the AVX2 loop leaves to the caller
     const uint32_t done = avx2::NarrowBf16(out.data(), in.data(), n);
-    CHECK_EQ(done, n / 16 * 16);
+    CHECK_EQ(done, n / 8 * 8);
     for (uint32_t i = 0; i < done; ++i)
         if (out[i] != FloatToBf16BitsRne(in[i])) FAIL("float bits ", bits[i], ": got ", out[i], " want ", FloatToBf16BitsRne(in[i]));
     for (uint32_t i = done; i < out.size(); ++i) CHECK_EQ(out[i], 0xA5A5);
@@ -70,14 +70,18 @@ TEST(F16c_half_widen_every_pattern_and_narrow_rounding_cases) {
 
 template <int Pred, typename Ref>
 void CheckCompare(const std::vector<float>& a, const std::vector<float>& b, Ref ref, const char* name) {
-    const uint32_t n = uint32_t(a.size());
-    std::vector<uint8_t> t(n / 8), s(n / 8);
+    const uint32_t n = uint32_t(a.size()) - 8;  // 32 lanes per store, then a tail of 8
+    std::vector<uint8_t> t(n / 8 + 1, 0xA5), s(n / 8 + 1, 0xA5), self(n / 8 + 1, 0xA5);
     avx2::Compare<Pred>(t.data(), a.data(), b.data(), n);
     avx2::Compare<Pred>(s.data(), a.data(), b[3], n);
+    avx2::Compare<Pred>(self.data(), a.data(), a.data(), n);
     for (uint32_t i = 0; i < n; ++i) {
         if (((t[i / 8] >> (i % 8)) & 1) != (ref(a[i], b[i]) ? 1 : 0)) FAIL(name, " tensor lane ", i, ": ", a[i], " vs ", b[i]);
         if (((s[i / 8] >> (i % 8)) & 1) != (ref(a[i], b[3]) ? 1 : 0)) FAIL(name, " scalar lane ", i, ": ", a[i], " vs ", b[3]);
+        if (((self[i / 8] >> (i % 8)) & 1) != (ref(a[i], a[i]) ? 1 : 0)) FAIL(name, " self lane ", i, ": ", a[i]);
     }
+    CHECK_EQ(t[n / 8], 0xA5);  // nothing past the count
+    CHECK_EQ(s[n / 8], 0xA5);
 }
 
 TEST(Avx2_compare_every_mode_with_nan_inf_zeros) {

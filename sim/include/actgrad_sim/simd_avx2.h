@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "numeric.h"
@@ -39,20 +40,30 @@ template <typename E> ACTGRAD_AVX2 inline __m256 Rhs8(const E* b, uint32_t i) { 
 ACTGRAD_AVX2 inline __m256 Rhs8(float b, uint32_t) { return _mm256_set1_ps(b); }
 
 // dst byte k holds the compare bits of lanes 8k..8k+7; count is a multiple of 8. Pred is a _CMP_* immediate; E is
-// float or uint16_t (f16 bits); B is a tensor of E or a float scalar.
+// float or uint16_t (f16 bits); B is a tensor of E or a float scalar. 32 lanes go out as one 4-byte store: byte
+// stores would keep the single store port of some cores as busy as the compares themselves.
+template <int Pred, bool kSelf, typename E, typename B>
+ACTGRAD_AVX2 inline uint32_t Bits8(const E* a, B b, uint32_t i) {
+    const __m256 v = Lanes8(a + i);
+    if constexpr (kSelf) return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(v, v, Pred)));  // load and widen once
+    else return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(v, Rhs8(b, i), Pred)));
+}
+template <int Pred, bool kSelf, typename E, typename B>
+ACTGRAD_AVX2 inline void CompareLoop(uint8_t* dst, const E* a, B b, uint32_t count) {
+    uint32_t i = 0;
+    for (; i + 32 <= count; i += 32) {
+        const uint32_t bits = Bits8<Pred, kSelf>(a, b, i) | Bits8<Pred, kSelf>(a, b, i + 8) << 8 |
+                              Bits8<Pred, kSelf>(a, b, i + 16) << 16 | Bits8<Pred, kSelf>(a, b, i + 24) << 24;
+        std::memcpy(dst + i / 8, &bits, sizeof(bits));
+    }
+    for (; i < count; i += 8) dst[i / 8] = uint8_t(Bits8<Pred, kSelf>(a, b, i));
+}
 template <int Pred, typename E, typename B>
 ACTGRAD_AVX2 inline void Compare(uint8_t* dst, const E* a, B b, uint32_t count) {
     if constexpr (std::is_pointer<B>::value) {
-        if (a == b) {  // x against itself (the NaN test): load and widen once
-            for (uint32_t i = 0; i < count; i += 8) {
-                const __m256 v = Lanes8(a + i);
-                dst[i / 8] = uint8_t(_mm256_movemask_ps(_mm256_cmp_ps(v, v, Pred)));
-            }
-            return;
-        }
+        if (a == b) return CompareLoop<Pred, true>(dst, a, b, count);  // x against itself: the NaN test
     }
-    for (uint32_t i = 0; i < count; i += 8)
-        dst[i / 8] = uint8_t(_mm256_movemask_ps(_mm256_cmp_ps(Lanes8(a + i), Rhs8(b, i), Pred)));
+    CompareLoop<Pred, false>(dst, a, b, count);
 }
 
 // The select mask of the 8 (32-bit) or 16 (16-bit) lanes from element i: their mask bits broadcast and tested one
@@ -64,8 +75,9 @@ ACTGRAD_AVX2 inline __m256i TakeMask(const uint32_t*, const uint8_t* mask, uint3
 ACTGRAD_AVX2 inline __m256i TakeMask(const uint16_t*, const uint8_t* mask, uint32_t i) {
     const __m256i bit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
                                           int16_t(0x8000));
-    const int16_t bits = int16_t(mask[i / 8] | (mask[i / 8 + 1] << 8));
-    return _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16(bits), bit), bit);
+    uint16_t bits;  // i is a multiple of 16: the two mask bytes as one load
+    std::memcpy(&bits, mask + i / 8, sizeof(bits));
+    return _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16(int16_t(bits)), bit), bit);
 }
 // The false side: a tensor, or one pattern in every lane.
 template <typename W> ACTGRAD_AVX2 inline __m256i FalseSide(const W* b, uint32_t i) {
@@ -86,24 +98,26 @@ ACTGRAD_AVX2 inline uint32_t SelectBits(W* d, const uint8_t* mask, const W* a, B
     return i;
 }
 
-// f32 -> bf16 bits of 8 lanes in the low halves: round half to even by integer add; a NaN gets the quiet bit instead
-// (rounding could carry it into infinity).
-ACTGRAD_AVX2 inline __m256i Bf16Of8(__m256 f) {
-    const __m256i x = _mm256_castps_si256(f);
-    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-    const __m256i rounded = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), lsb);
-    const __m256i quiet = _mm256_or_si256(x, _mm256_set1_epi32(0x400000));
-    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q));
-    return _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);
+// f32 -> bf16 bits, round half to even by integer add (the kept lsb as a compare result, -1 or 0: shifts have one
+// port on some cores); a NaN gets the quiet bit instead (rounding could carry it into infinity), on the rare
+// vectors that hold one. 128-bit lanes: the pack then needs no cross-lane fix-up.
+ACTGRAD_AVX2 inline __m128i Bf16Rounded4(__m128i x) {
+    const __m128i lsb = _mm_set1_epi32(0x10000);
+    return _mm_sub_epi32(_mm_add_epi32(x, _mm_set1_epi32(0x7fff)), _mm_cmpeq_epi32(_mm_and_si128(x, lsb), lsb));
 }
 ACTGRAD_AVX2 inline uint32_t NarrowBf16(uint16_t* out, const float* in, uint32_t n) {
     uint32_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m256i a = Bf16Of8(_mm256_loadu_ps(in + i));
-        const __m256i b = Bf16Of8(_mm256_loadu_ps(in + i + 8));
-        // packus works per 128-bit half: reorder the quadwords back to lane order
-        const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xd8);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), packed);
+    for (; i + 8 <= n; i += 8) {
+        const __m128 fa = _mm_loadu_ps(in + i), fb = _mm_loadu_ps(in + i + 4);
+        __m128i a = Bf16Rounded4(_mm_castps_si128(fa)), b = Bf16Rounded4(_mm_castps_si128(fb));
+        const __m128 nanA = _mm_cmpunord_ps(fa, fa), nanB = _mm_cmpunord_ps(fb, fb);
+        if (__builtin_expect(_mm_movemask_ps(_mm_or_ps(nanA, nanB)) != 0, 0)) {
+            const __m128i quiet = _mm_set1_epi32(0x400000);
+            a = _mm_blendv_epi8(a, _mm_or_si128(_mm_castps_si128(fa), quiet), _mm_castps_si128(nanA));
+            b = _mm_blendv_epi8(b, _mm_or_si128(_mm_castps_si128(fb), quiet), _mm_castps_si128(nanB));
+        }
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                         _mm_packus_epi32(_mm_srli_epi32(a, 16), _mm_srli_epi32(b, 16)));
     }
     return i;
 }
