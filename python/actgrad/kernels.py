@@ -41,7 +41,7 @@ def _can_write_into(out: torch.Tensor, saved: torch.Tensor, grad: torch.Tensor) 
 def launching_kernels(op: OpSpec, launch: Launch) -> tuple[Callable, Callable]:
     def functional(in0, in1, *attrs):
         values = _validated_attrs(op, in0, in1, attrs)
-        result = torch.empty(in0.shape, dtype=in0.dtype, device=in0.device)
+        result = torch.empty_like(in0, memory_format=torch.contiguous_format)
         if result.numel() > 0:
             launch(op.op_type, in0.contiguous(), in1.contiguous(), result, values)
         return result
