@@ -152,6 +152,18 @@ void CheckSelect() {
         CHECK_EQ(uint64_t(d[i]), uint64_t(i < done ? (take ? a[i] : b[i]) : W(0xA5A5)));
         CHECK_EQ(uint64_t(ds[i]), uint64_t(i < done ? (take ? a[i] : scalar) : W(0xA5A5)));
     }
+
+    // in place (dst is the true side): 64-lane runs of set bits are skipped, the others patched, the tail untouched
+    std::vector<uint8_t> mostly(mask.size(), 0xFF);
+    for (uint32_t k = 0; k < mostly.size(); k += 11) mostly[k] = uint8_t(next() >> 24);
+    std::vector<W> in(a), inS(a);
+    CHECK_EQ(avx2::SelectBits(in.data(), mostly.data(), in.data(), b.data(), n), done);
+    CHECK_EQ(avx2::SelectBits(inS.data(), mostly.data(), inS.data(), scalar, n), done);
+    for (uint32_t i = 0; i < n; ++i) {
+        const bool take = i >= done || ((mostly[i / 8] >> (i % 8)) & 1);
+        CHECK_EQ(uint64_t(in[i]), uint64_t(take ? a[i] : b[i]));
+        CHECK_EQ(uint64_t(inS[i]), uint64_t(take ? a[i] : scalar));
+    }
 }
 
 TEST(Avx2_select_32_and_16_bit_lanes_tensor_and_scalar) {

@@ -66,17 +66,21 @@ ACTGRAD_AVX2 inline void Compare(uint8_t* dst, const E* a, B b, uint32_t count) 
     CompareLoop<Pred, false>(dst, a, b, count);
 }
 
-// The select mask of the 8 (32-bit) or 16 (16-bit) lanes from element i: their mask bits broadcast and tested one
-// by one.
-ACTGRAD_AVX2 inline __m256i TakeMask(const uint32_t*, const uint8_t* mask, uint32_t i) {
-    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(mask[i / 8]), bit), bit);
-}
-ACTGRAD_AVX2 inline __m256i TakeMask(const uint16_t*, const uint8_t* mask, uint32_t i) {
-    const __m256i bit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
-                                          int16_t(0x8000));
+// The mask bits of the 8 (32-bit) or 16 (16-bit) lanes from element i, and those bits as lane masks (broadcast and
+// tested one by one).
+ACTGRAD_AVX2 inline uint32_t MaskBits(const uint32_t*, const uint8_t* mask, uint32_t i) { return mask[i / 8]; }
+ACTGRAD_AVX2 inline uint32_t MaskBits(const uint16_t*, const uint8_t* mask, uint32_t i) {
     uint16_t bits;  // i is a multiple of 16: the two mask bytes as one load
     std::memcpy(&bits, mask + i / 8, sizeof(bits));
+    return bits;
+}
+ACTGRAD_AVX2 inline __m256i LaneMask(const uint32_t*, uint32_t bits) {
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(int32_t(bits)), bit), bit);
+}
+ACTGRAD_AVX2 inline __m256i LaneMask(const uint16_t*, uint32_t bits) {
+    const __m256i bit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+                                          int16_t(0x8000));
     return _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16(int16_t(bits)), bit), bit);
 }
 // The false side: a tensor, or one pattern in every lane.
@@ -86,16 +90,33 @@ template <typename W> ACTGRAD_AVX2 inline __m256i FalseSide(const W* b, uint32_t
 ACTGRAD_AVX2 inline __m256i FalseSide(uint32_t b, uint32_t) { return _mm256_set1_epi32(int32_t(b)); }
 ACTGRAD_AVX2 inline __m256i FalseSide(uint16_t b, uint32_t) { return _mm256_set1_epi16(int16_t(b)); }
 
-// d[i] = bit i of mask ? a[i] : b[i] on W = uint32_t or uint16_t lanes (b a tensor or a pattern).
+// d[i] = bit i of mask ? a[i] : b[i] on W = uint32_t or uint16_t lanes (b a tensor or a pattern), lanes [begin, end).
+template <typename W, typename B>
+ACTGRAD_AVX2 inline void SelectRange(W* d, const uint8_t* mask, const W* a, B b, uint32_t begin, uint32_t end) {
+    for (uint32_t i = begin; i < end; i += 32 / sizeof(W)) {
+        const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i),
+                            _mm256_blendv_epi8(FalseSide(b, i), av, LaneMask(d, MaskBits(d, mask, i))));
+    }
+}
+// In place (d == a) the lanes whose bit is set keep their values: 64 lanes whose bits are all set are skipped
+// without a store, so a select that patches a few lanes (the NaN lanes of a band functor) costs about a read of its
+// mask.
 template <typename W, typename B>
 ACTGRAD_AVX2 inline uint32_t SelectBits(W* d, const uint8_t* mask, const W* a, B b, uint32_t count) {
-    constexpr uint32_t kStep = 32 / sizeof(W);
-    uint32_t i = 0;
-    for (; i + kStep <= count; i += kStep) {
-        const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_blendv_epi8(FalseSide(b, i), av, TakeMask(d, mask, i)));
+    const uint32_t whole = count / (32 / sizeof(W)) * (32 / sizeof(W));
+    if (d != a) {
+        SelectRange(d, mask, a, b, 0, whole);
+        return whole;
     }
-    return i;
+    uint32_t i = 0;
+    for (; i + 64 <= whole; i += 64) {
+        uint64_t bits;
+        std::memcpy(&bits, mask + i / 8, sizeof(bits));
+        if (bits != ~uint64_t(0)) SelectRange(d, mask, a, b, i, i + 64);
+    }
+    SelectRange(d, mask, a, b, i, whole);
+    return whole;
 }
 
 // f32 -> bf16 bits, round half to even by integer add (the kept lsb as a compare result, -1 or 0: shifts have one
