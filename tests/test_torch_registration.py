@@ -119,6 +119,16 @@ def test_public_api():
     assert inspect.signature(actgrad.soft_plus_backward).parameters["threshold"].default == math.inf
 
 
+def test_aten_drop_ins_come_with_the_package():
+    # a fresh interpreter: this test module's own `import actgrad.aten` must not be what makes it work
+    code = ("import actgrad, torch\n"
+            "x = torch.tensor([-2.0, 0.5, 2.0]); g = torch.ones(3)\n"
+            "print(actgrad.aten.hardtanh_backward(g, x, -1.0, 1.0).tolist())\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[0] == "[0.0, 1.0, 0.0]"
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # opcheck: schema, autograd registration, FakeTensor, AOT dispatch; functional and out, every dtype
 

@@ -14,6 +14,7 @@ except ImportError as error:
                       "`pip install --no-build-isolation -e .` in the repository root") from error
 
 from . import library  # noqa: F401  (registers torch.ops.actgrad.*)
+from . import aten  # noqa: F401  (actgrad.aten: the drop-ins, built on the ops above)
 from .functions import PUBLIC_FUNCTIONS
 from .soc import default_soc, set_default_soc, socs
 from .tiling import Tiling, tiling
