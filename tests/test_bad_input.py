@@ -12,8 +12,8 @@ ERRORS = (RuntimeError, ValueError, TypeError)
 
 
 def bits(t: torch.Tensor) -> torch.Tensor:
-    """A bit-exact snapshot (NaN-safe, any dtype, any device except meta)."""
-    if t.device.type == "meta":
+    """A bit-exact snapshot (NaN-safe, any dtype, any device except meta; None for None)."""
+    if t is None or t.device.type == "meta":
         return t
     c = t.detach().clone()
     if c.dtype.is_floating_point or c.dtype.is_complex:
@@ -22,7 +22,7 @@ def bits(t: torch.Tensor) -> torch.Tensor:
 
 
 def same_bits(a, b) -> bool:
-    if a.device.type == "meta":
+    if a is None or a.device.type == "meta":
         return True
     return torch.equal(a, b)
 
@@ -121,7 +121,25 @@ def test_device_mismatch(op):
     expect_error(op, s, g, r"\bout\b", out=out)
 
 
+@pytest.mark.parametrize("op", OPS)
+def test_none_for_a_tensor(op):
+    s, g = good()
+    saved_name, grad_name = arg_names(op)
+    expect_error(op, None, g, rf"{saved_name} must be a Tensor, got NoneType", exc=TypeError)
+    expect_error(op, s, None, rf"{grad_name} must be a Tensor, got NoneType", exc=TypeError)
+
+
 # ------------------------------------------------------------------------------------------------ out=
+@pytest.mark.parametrize("op", OPS)
+def test_none_out_of_the_out_overload(op):
+    # actgrad.<op>(out=None) is the functional form; the .out overload must get a tensor
+    s, g = good()
+    before = [bits(s), bits(g)]
+    with pytest.raises(TypeError, match=r"\bout must be a Tensor, got NoneType"):
+        getattr(torch.ops.actgrad, op).out(*H.positional(op, s, g), **H.full_attrs(op, {}), out=None)
+    assert same_bits(bits(s), before[0]) and same_bits(bits(g), before[1])
+
+
 @pytest.mark.parametrize("op", OPS)
 def test_bad_out(op):
     s, g = good((8, 8))

@@ -78,7 +78,8 @@ def _out_ad_inplace_or_view_kernel(op: OpSpec) -> Callable:
     overload = getattr(torch.ops.actgrad, op.name).out
 
     def kernel(keyset, *args, out):
-        torch.autograd.graph.increment_version(out)
+        if isinstance(out, torch.Tensor):  # anything else is refused by the kernel below, naming `out`
+            torch.autograd.graph.increment_version(out)
         return overload.redispatch(keyset & torch._C._after_ADInplaceOrView_keyset, *args, out=out)
 
     return kernel

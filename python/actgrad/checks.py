@@ -19,9 +19,17 @@ def _require(cond, message) -> None:
     torch._check(cond, message)
 
 
+def _require_tensor(fn: str, name: str, t) -> None:
+    # the dispatcher passes None (and only None) for a Tensor argument that is not one
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{fn}: {name} must be a Tensor, got {type(t).__name__}")
+
+
 def check_inputs(op: OpSpec, in0: torch.Tensor, in1: torch.Tensor) -> None:
     fn = f"actgrad.{op.name}"
     name0, name1 = op.inputs
+    _require_tensor(fn, name0, in0)
+    _require_tensor(fn, name1, in1)
     for name, t in ((name0, in0), (name1, in1)):
         _require(t.dtype in SUPPORTED_DTYPES,
                      lambda: f"{fn}: {name} has dtype {t.dtype}; supported dtypes are {_DTYPE_NAMES}")
@@ -38,6 +46,7 @@ def check_inputs(op: OpSpec, in0: torch.Tensor, in1: torch.Tensor) -> None:
 def check_out(op: OpSpec, out: torch.Tensor, like: torch.Tensor) -> None:
     """`out` must match the result exactly: it is never resized or cast."""
     fn = f"actgrad.{op.name}"
+    _require_tensor(fn, "out", out)
     _require(out.dtype == like.dtype, lambda: f"{fn}: out has dtype {out.dtype}, expected {like.dtype}")
     _require(out.device == like.device, lambda: f"{fn}: out is on {out.device}, expected {like.device}")
     _require(out.shape == like.shape,

@@ -15,9 +15,12 @@ from .spec import OpSpec
 Launch = Callable[[str, torch.Tensor, torch.Tensor, torch.Tensor, list], object]
 
 
-def _validated_attrs(op: OpSpec, in0, in1, attrs, out=None) -> list[float]:
+_FUNCTIONAL = object()  # the `out` of a functional call (None is an invalid out=, refused by check_out)
+
+
+def _validated_attrs(op: OpSpec, in0, in1, attrs, out=_FUNCTIONAL) -> list[float]:
     check_inputs(op, in0, in1)
-    if out is not None:
+    if out is not _FUNCTIONAL:
         check_out(op, out, in0)
     values = attribute_values(op, attrs)
     _C.check_attrs(op.op_type, values)  # ValueError naming the attribute
