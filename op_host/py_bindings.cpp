@@ -88,8 +88,7 @@ void CheckAttrs(const std::string& opType, const std::vector<double>& attrs) {
 py::dict Tiling(const std::string& opType, uint64_t numel, const std::string& dtype, const std::string& soc,
                 const std::vector<double>& attrs) {
     // the block split does not depend on the attributes; they only fill the functor parameters
-    const ElementwiseGradTiling t = attrs.empty() ? ComputeTiling(numel, KeyOfName(dtype), TwinSocResources(actgrad_sim::FindSoc(soc)),
-                                                                  FunctorNeedsOf(opType))
+    const ElementwiseGradTiling t = attrs.empty() ? PlanBlocksOnTwin(opType, numel, KeyOfName(dtype), soc)
                                                   : PlanOnTwin(opType, numel, KeyOfName(dtype), soc, attrs);
     py::list blocks;
     for (uint32_t b = 0; b < t.blockDim; ++b) {

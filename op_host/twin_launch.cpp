@@ -48,11 +48,16 @@ static void RequireKernelTarget(const actgrad_sim::SocProfile& soc, const std::s
                                         " lacks; run on an Atlas A2/A3 profile (Ascend910B1-B4, Ascend910_93) or Ascend950");
 }
 
-ElementwiseGradTiling PlanOnTwin(const std::string& opType, uint64_t numel, DtypeKey dtype, const std::string& soc,
-                                 const std::vector<double>& attrs) {
+ElementwiseGradTiling PlanBlocksOnTwin(const std::string& opType, uint64_t numel, DtypeKey dtype,
+                                       const std::string& soc) {
     const actgrad_sim::SocProfile& profile = actgrad_sim::FindSoc(soc);
     RequireKernelTarget(profile, opType);
-    ElementwiseGradTiling t = ComputeTiling(numel, dtype, TwinSocResources(profile), FunctorNeedsOf(opType));
+    return ComputeTiling(numel, dtype, TwinSocResources(profile), FunctorNeedsOf(opType));
+}
+
+ElementwiseGradTiling PlanOnTwin(const std::string& opType, uint64_t numel, DtypeKey dtype, const std::string& soc,
+                                 const std::vector<double>& attrs) {
+    ElementwiseGradTiling t = PlanBlocksOnTwin(opType, numel, dtype, soc);
     LowerAttrs(opType, attrs.data(), attrs.size(), t);
     return t;
 }

@@ -8,6 +8,10 @@
 
 namespace actgrad {
 
+// The block split and tile size on `soc` (no functor parameters); throws for a SoC the kernels do not target.
+ElementwiseGradTiling PlanBlocksOnTwin(const std::string& opType, uint64_t numel, DtypeKey dtype,
+                                       const std::string& soc);
+
 // The tiling the kernel gets on `soc` (attributes lowered and validated).
 ElementwiseGradTiling PlanOnTwin(const std::string& opType, uint64_t numel, DtypeKey dtype, const std::string& soc,
                                  const std::vector<double>& attrs);

@@ -11,9 +11,9 @@ from test_shapes import ATTRS, data
 
 # vector cores (GetCoreNumAiv) and UB bytes of each SoC: the platform numbers the twin models
 SOC_CORES = {"Ascend910B1": 48, "Ascend910B2": 48, "Ascend910B3": 40, "Ascend910B4": 40, "Ascend910_93": 48,
-             "Ascend310P": 8, "Ascend950": 72}
+             "Ascend950": 72}  # Ascend310P is not a kernel target: no tiling (test_tiling_bad_arguments)
 SOC_UB = {"Ascend910B1": 196608, "Ascend910B2": 196608, "Ascend910B3": 196608, "Ascend910B4": 196608,
-          "Ascend910_93": 196608, "Ascend310P": 262144, "Ascend950": 262144}
+          "Ascend910_93": 196608, "Ascend950": 262144}
 DT = [pytest.param(d, id=H.DTYPE_IDS[d]) for d in H.DTYPES]
 NUMELS = [1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097, 10000, 65537,
           48 * 4096 + 1, 10 ** 6 + 3, 2 ** 24 + 1, 2 ** 31 + 7, 2 ** 33 + 5, 3 * 10 ** 11 + 1]
@@ -68,6 +68,11 @@ def test_tiling_bad_arguments():
         ag.tiling("hardtanh_grad", (5,), torch.float32, soc="Ascend123")
     with pytest.raises((ValueError, TypeError), match="float64|dtype"):
         ag.tiling("hardtanh_grad", (5,), torch.float64)
+    for shape in [(-4, -2), (-4,), (2.5, 2), (True, 3), 12, "12", (1,) * 9]:
+        with pytest.raises(ValueError, match="shape"):
+            ag.tiling("hardtanh_grad", shape, torch.float32)
+    with pytest.raises(RuntimeError, match="Ascend310P"):  # as a launch there is refused
+        ag.tiling("hardtanh_grad", (4096,), torch.float32, soc="Ascend310P")
     # OpType accepted as well as the function name
     assert ag.tiling("HardtanhGrad", (5,), torch.float32).op_type == "HardtanhGrad"
 

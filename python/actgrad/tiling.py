@@ -8,7 +8,7 @@ import torch
 
 from . import _C
 from .soc import check_soc, default_soc
-from .spec import BY_NAME, BY_TYPE, DTYPES
+from .spec import BY_NAME, BY_TYPE, DTYPES, MAX_RANK
 
 
 @dataclass(frozen=True)
@@ -59,12 +59,21 @@ def _dtype_name(dtype) -> str:
     return name
 
 
+def _numel(shape) -> int:
+    dims = tuple(shape) if isinstance(shape, (tuple, list, torch.Size)) else None
+    if dims is None or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
+        raise ValueError(f"shape must be a tuple, list or torch.Size of non-negative ints, got {shape!r}")
+    if len(dims) > MAX_RANK:
+        raise ValueError(f"shape has rank {len(dims)}; at most {MAX_RANK} dimensions are supported")
+    return math.prod(dims)
+
+
 def tiling(op: str, shape, dtype, soc: str | None = None) -> Tiling:
     """The tiling of `op` (name or OpType) on a tensor of `shape` (tuple or torch.Size, > 0 elements) and `dtype`
     (torch dtype or its name) for `soc` (default: the SoC the twin runs as)."""
     op_type, dtype_name = _op_type(op), _dtype_name(dtype)
     soc = default_soc() if soc is None else check_soc(soc)
-    numel = math.prod(shape)
+    numel = _numel(shape)
     if numel == 0:
         raise ValueError("an empty tensor launches no kernel, so it has no tiling")
     r = _C.tiling(op_type, numel, dtype_name, soc)
