@@ -62,9 +62,12 @@ py::object Launch(const std::string& opType, const at::Tensor& in0, const at::Te
     }
     TORCH_CHECK(in0.numel() > 0, "actgrad._C.launch: empty tensors launch no kernel");
     TORCH_CHECK(threads >= 0, "actgrad._C.launch: threads must be >= 0");
-    // blocks run on ATen's intra-op pool: a second pool would fight ATen's spinning threads for the cores
+    // blocks run on ATen's intra-op pool: a second pool would fight ATen's spinning threads for the cores. Below
+    // ATen's own grain size the launch stays on the calling thread, as ATen's elementwise kernels do: waking the
+    // pool costs more than the work (milliseconds when the cores are busy).
     actgrad_sim::LaunchOptions options;
-    options.threads = threads > 0 ? uint32_t(threads) : uint32_t(at::get_num_threads());
+    const bool small = in0.numel() < at::internal::GRAIN_SIZE;
+    options.threads = threads > 0 ? uint32_t(threads) : small ? 1u : uint32_t(at::get_num_threads());
     options.runWorkers = [](uint32_t workers, const std::function<void(uint32_t)>& job) {
         at::parallel_for(0, workers, 1, [&](int64_t begin, int64_t end) {
             for (int64_t w = begin; w < end; ++w) job(uint32_t(w));

@@ -42,3 +42,14 @@ def test_block_ranges_are_aligned_and_balanced():
     assert all(s * 4 % 32 == 0 for s in starts)
     assert max(lengths) - min(lengths) <= raw["unit_elems"]
     assert plan.block_dim == raw["block_dim"] == 48
+
+
+@pytest.mark.parametrize("numel", [4096, 32767, 32768, 1 << 20])
+def test_small_launches_stay_on_the_calling_thread(numel):
+    # as ATen's elementwise kernels: below its grain size (32768 elements) no worker is woken
+    x = torch.randn(numel)
+    out = torch.empty_like(x)
+    stats = _C.launch("HardtanhGrad", x, x, out, [-1.0, 1.0], "Ascend910B2", 0, True)
+    expected = 1 if numel < 32768 else min(torch.get_num_threads(), stats["block_dim"])
+    assert stats["threads"] == expected
+    assert torch.equal(out, torch.ops.aten.hardtanh_backward(x, x, -1.0, 1.0))
