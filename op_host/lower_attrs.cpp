@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -46,6 +47,21 @@ float HalfAtOrBelow(float v) {
     return float(std::floor(double(v) / spacing) * spacing);
 }
 float HalfAtOrAbove(float v) { return -HalfAtOrBelow(-v); }
+
+// A coefficient c of exp(c*x) split for the kernel's ExpOfProduct, at params[at..at+2]: hi keeps the top 12
+// significand bits of c, lo = c - hi (exact), and whether the product c*x needs its rounding corrected: not when c
+// is a power of two or 0 (the product is exact), nor when c is not finite (nothing to correct).
+void SetExpCoefficient(ElementwiseGradTiling& t, uint32_t at, float c) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &c, sizeof(bits));
+    const uint32_t hiBits = bits & 0xFFFFF000u;
+    float hi = 0.0f;
+    std::memcpy(&hi, &hiBits, sizeof(hi));
+    const bool exactProducts = c == 0.0f || !std::isfinite(c) || (bits & 0x007FFFFFu) == 0;
+    t.params[at] = hi;
+    t.params[at + 1] = c - hi;
+    t.params[at + 2] = exactProducts ? 0.0f : 1.0f;
+}
 
 // Band ops: params [lo, hi, scale, loF16, hiF16], grad*scale where lo < x < hi. For an f16 x, x > lo exactly when x
 // is above the largest f16 <= lo (and x < hi when below the smallest f16 >= hi), so the f16 kernel compares in f16.
@@ -92,6 +108,7 @@ void LowerEluBackward(const std::string& op, const double* a, ElementwiseGradTil
     t.params[1] = float(alpha) * float(scale);
     t.params[2] = float(scale);
     t.params[3] = float(inputScale);
+    SetExpCoefficient(t, 4, float(inputScale));
 }
 
 void LowerSoftPlusBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {
@@ -99,6 +116,7 @@ void LowerSoftPlusBackward(const std::string& op, const double* a, ElementwiseGr
     RequireNotNan(op, "threshold", a[1]);
     t.params[0] = float(a[0]);
     t.params[1] = float(a[1]);
+    SetExpCoefficient(t, 2, -std::fabs(float(a[0])));  // the kernel takes exp(-|beta| * |x|)
 }
 
 struct OpLowering {

@@ -42,9 +42,11 @@ CASES = {
         {"alpha": SELU_ALPHA, "use_dst": False, "scale": SELU_SCALE},
         {"alpha": 0.5, "use_dst": False, "input_scale": 2.0},
         {"alpha": 1.7, "use_dst": False, "input_scale": 1 / 1.7},
+        {"alpha": 1.3, "use_dst": False, "scale": 1.1, "input_scale": 2.3},  # x*2.3 rounds: large exp arguments
     ],
     "soft_plus_backward": [{}, {"threshold": 20.0}, {"beta": -1.0}, {"beta": 2.0, "threshold": 15.0},
-                           {"beta": 0.5, "threshold": 3.0}, {"beta": 0.0}, {"beta": 0.3, "threshold": 4.0}],
+                           {"beta": 0.5, "threshold": 3.0}, {"beta": 0.0}, {"beta": 0.3, "threshold": 4.0},
+                           {"beta": 2.9}],
 }
 
 SAVED_FOR_GRAD_SWEEP = [-5.0, -3.0, -1.5, -1.0, -0.5, -0.0, 0.0, 0.25, 1.0, 2.75, 3.0, 6.0, 30.0, -100.0,

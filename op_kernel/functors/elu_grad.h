@@ -2,11 +2,14 @@
 // (grad*input_scale)*(x + alpha*scale), or by the forward input ((grad*input_scale)*(alpha*scale))*exp(x*input_scale);
 // positive branch grad*scale. EluBackward's src and dst forms share it. A product with a coefficient of exactly 1
 // (the defaults) is skipped: it would return its operand unchanged.
-// params: [0] use_dst (1 or 0), [1] negcoef = alpha*scale, [2] poscoef = scale, [3] negiptcoef = input_scale.
+// params: [0] use_dst (1 or 0), [1] negcoef = alpha*scale, [2] poscoef = scale, [3] negiptcoef = input_scale,
+// [4..6] input_scale split for ExpOfProduct (hi, lo, correct), so exp(x*input_scale) does not inherit the product's
+// rounding.
 //
 // NaN policy: a NaN saved value takes the negative branch (x > 0 is false), which carries it into the result; a NaN
 // grad makes both branches NaN.
 #pragma once
+#include "exp_of_product.h"
 #include "scratch.h"
 #include "tile_operands.h"
 
@@ -20,35 +23,40 @@ struct EluGrad {
     __aicore__ inline static void Compute(const TileOperands<T>& t, const Scratch& s, const float* params, uint32_t n) {
         const bool useDst = params[0] != 0.0f;
         const float negcoef = params[1], poscoef = params[2], negiptcoef = params[3];
+        const SplitCoefficient iptSplit{params[4], params[5], params[6] != 0.0f};
         const uint32_t lanes = CompareLanes<float>(n);
         const int32_t m = int32_t(lanes);
         const AscendC::LocalTensor<float>& neg = s.tmp[0];
         const AscendC::LocalTensor<float>& aux = s.tmp[1];
         WidenSaved(t, n);
         WidenGrad(t, n);
+        // x > 0 is false for NaN, so a NaN saved value takes the negative branch, which carries it
+        const AscendC::LocalTensor<uint8_t>& positive = s.mask[0];
+        AscendC::Compares(positive, t.savedF, 0.0f, AscendC::CMPMODE::GT, lanes);
+        // the x-dependent factor of the negative branch: x + alpha*scale (dst form) or exp(x*input_scale)
+        AscendC::LocalTensor<float> xFactor = aux;
+        if (useDst) {
+            AscendC::Adds(aux, t.savedF, negcoef, m);
+        } else {
+            AscendC::LocalTensor<float> product = t.savedF;  // x * 1 would return x unchanged
+            if (negiptcoef != 1.0f) {
+                AscendC::Muls(aux, t.savedF, negiptcoef, m);
+                product = aux;
+            }
+            // consumes savedF; neg is free until the gradient factor below, outF until the positive branch
+            ExpOfProduct(t.outF, t.savedF, product, neg, s.mask[1], iptSplit, lanes);
+            xFactor = t.outF;
+        }
         AscendC::LocalTensor<float> negFactor = t.gradF;  // grad * input_scale (* alpha*scale for the src form)
         if (negiptcoef != 1.0f) {
             AscendC::Muls(neg, t.gradF, negiptcoef, m);
             negFactor = neg;
         }
-        if (useDst) {
-            AscendC::Adds(aux, t.savedF, negcoef, m);
-        } else {
-            if (negcoef != 1.0f) {
-                AscendC::Muls(neg, negFactor, negcoef, m);
-                negFactor = neg;
-            }
-            if (negiptcoef != 1.0f) {
-                AscendC::Muls(aux, t.savedF, negiptcoef, m);
-                AscendC::Exp(aux, aux, m);
-            } else {
-                AscendC::Exp(aux, t.savedF, m);
-            }
+        if (!useDst && negcoef != 1.0f) {
+            AscendC::Muls(neg, negFactor, negcoef, m);
+            negFactor = neg;
         }
-        AscendC::Mul(neg, negFactor, aux, m);
-        // x > 0 is false for NaN, so a NaN saved value takes the negative branch, which carries it
-        const AscendC::LocalTensor<uint8_t>& positive = s.mask[0];
-        AscendC::Compares(positive, t.savedF, 0.0f, AscendC::CMPMODE::GT, lanes);
+        AscendC::Mul(neg, negFactor, xFactor, m);
         if constexpr (kIsWidened<T>) {
             if (poscoef == 1.0f) {
                 // the positive branch is grad itself: narrow the negative branch only and select on the storage type

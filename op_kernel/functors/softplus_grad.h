@@ -1,7 +1,9 @@
 // Softplus backward: grad where beta*x > threshold, else grad*sigmoid(beta*x), with sigmoid in the stable form
 // e/(1+e) (x < 0) or 1/(1+e) (x >= 0), e = exp(-|beta*x|), so neither tail overflows. NaN propagates by itself.
-// params: [0] beta, [1] threshold.
+// params: [0] beta, [1] threshold, [2..4] -|beta| split for ExpOfProduct (hi, lo, correct), so exp(-|beta*x|)
+// does not inherit the product's rounding.
 #pragma once
+#include "exp_of_product.h"
 #include "scratch.h"
 #include "tile_operands.h"
 
@@ -26,9 +28,13 @@ struct SoftplusGrad {
         }
         AscendC::Compares(s.mask[0], bx, 0.0f, AscendC::CMPMODE::LT, lanes);
         AscendC::Compares(s.mask[1], bx, threshold, AscendC::CMPMODE::GT, lanes);
-        AscendC::Abs(e, bx, m);
-        AscendC::Muls(e, e, -1.0f, m);
-        AscendC::Exp(e, e, m);
+        // -|beta*x| is the product -|beta| * |x| (rounding is symmetric), so ExpOfProduct can undo its rounding
+        const AscendC::LocalTensor<float>& negAbs = s.tmp[0];
+        AscendC::Abs(negAbs, bx, m);
+        AscendC::Muls(negAbs, negAbs, -1.0f, m);
+        const SplitCoefficient split{params[2], params[3], params[4] != 0.0f};
+        if (split.correct) AscendC::Abs(t.savedF, t.savedF, m);
+        ExpOfProduct(e, t.savedF, negAbs, t.outF, s.mask[2], split, lanes);  // consumes savedF; outF is free
         AscendC::Adds(t.outF, e, 1.0f, m);  // outF holds the denominator for a moment
         AscendC::Select(e, s.mask[0], e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
         AscendC::Div(e, e, t.outF, m);

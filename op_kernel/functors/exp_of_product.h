@@ -1,0 +1,50 @@
+// exp(c*x) without the rounding of the product c*x. exp turns an argument error d into a relative error d, so half an
+// ulp of the f32 product p = fl(c*x) costs up to |p|/2 ulp of the result (about 40 ulp near the f32 range of exp).
+// Where c is not a power of two the product's own rounding error r (c*x = p + r exactly: Dekker's product with
+// Veltkamp splits, as the vector unit has no fused multiply-add) corrects the result: exp(p + r) = exp(p)*(1 + r) to
+// within r^2, far below an ulp.
+#pragma once
+#include "kernel_operator.h"
+
+namespace actgrad {
+
+// c split on the host: hi keeps the top 12 significand bits, lo = c - hi (exact); correct: c is not a power of two.
+struct SplitCoefficient {
+    float hi, lo;
+    bool correct;
+};
+
+// dst = exp(c*x) for the m lanes of x, given p = fl(c*x). x is consumed (overwritten), p kept, a is scratch, mask a
+// bit-mask tile. A lane whose correction is not a number (|x| near the f32 limit makes the split overflow) keeps
+// exp(p): there p is so large that exp(p) is 0 or inf anyway, and a NaN x gives NaN either way.
+__aicore__ inline void ExpOfProduct(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& x,
+                                    const AscendC::LocalTensor<float>& p, const AscendC::LocalTensor<float>& a,
+                                    const AscendC::LocalTensor<uint8_t>& mask, SplitCoefficient c, uint32_t lanes) {
+    const int32_t m = int32_t(lanes);
+    if (!c.correct) {
+        AscendC::Exp(dst, p, m);
+        return;
+    }
+    // x = xh + xl, 12 significand bits each (Veltkamp: t = x*(2^12+1), xh = t - (t - x))
+    AscendC::Muls(a, x, 4097.0f, m);
+    AscendC::Sub(dst, a, x, m);
+    AscendC::Sub(a, a, dst, m);  // xh
+    AscendC::Sub(x, x, a, m);    // xl
+    // r = ((xh*hi - p) + xh*lo + xl*hi) + xl*lo; every product is exact (12 x 12 bits)
+    AscendC::Muls(dst, a, c.hi, m);
+    AscendC::Sub(dst, dst, p, m);
+    AscendC::Muls(a, a, c.lo, m);
+    AscendC::Add(dst, dst, a, m);
+    AscendC::Muls(a, x, c.hi, m);
+    AscendC::Add(dst, dst, a, m);
+    AscendC::Muls(x, x, c.lo, m);
+    AscendC::Add(dst, dst, x, m);
+    // exp(p) * (1 + r)
+    AscendC::Exp(a, p, m);
+    AscendC::Mul(x, a, dst, m);
+    AscendC::Add(dst, a, x, m);
+    AscendC::Compare(mask, dst, dst, AscendC::CMPMODE::EQ, lanes);
+    AscendC::Select(dst, mask, dst, a, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+}
+
+}  // namespace actgrad
