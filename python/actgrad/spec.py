@@ -121,7 +121,9 @@ OPS: tuple[OpSpec, ...] = (
                 "diff_dst*input_scale*alpha*scale*exp(x*input_scale) (src); else diff_dst*scale",
         origin="oneDNN Graph EluBackward, extended with ATen's scale/input_scale",
         aclnn="aclnnEluBackward",
-        divergences="x = 0 takes the negative branch (as ATen and oneDNN). NaN gives NaN (ATen scalar path: grad*scale).",
+        divergences="x = 0 takes the negative branch (as ATen and oneDNN). NaN gives NaN (ATen scalar path: grad*scale). "
+                    "exp(x*input_scale) does not inherit the rounding of the f32 product x*input_scale (ATen's f32 "
+                    "kernel does: up to about |x*input_scale|/2 ulp).",
     ),
     OpSpec(
         op_type="SoftPlusBackward",
@@ -136,7 +138,9 @@ OPS: tuple[OpSpec, ...] = (
         origin="oneDNN Graph SoftPlusBackward, extended with ATen's threshold",
         aclnn="aclnnSoftplusBackward",
         divergences="Default threshold is +inf (oneDNN has none; ATen's softplus uses 20). sigmoid is evaluated in "
-                    "the stable form, so far-negative inputs give the f32 value (oneDNN: exact 0 below -88.72).",
+                    "the stable form, so far-negative inputs give the f32 value (oneDNN: exact 0 below -88.72). "
+                    "sigmoid(beta*src) does not inherit the rounding of the f32 product beta*src (ATen's and oneDNN's "
+                    "f32 kernels do: up to about |beta*src|/2 ulp).",
     ),
 )
 
