@@ -20,6 +20,7 @@ def twin_extension():
     sources = sorted(glob.glob("op_kernel/*.cpp")) + [
         "op_host/elementwise_tiling.cpp",
         "op_host/lower_attrs.cpp",
+        "op_host/out_autograd.cpp",
         "op_host/twin_launch.cpp",
         "op_host/py_bindings.cpp",
     ]

@@ -7,6 +7,7 @@
 
 #include "elementwise_tiling.h"
 #include "lower_attrs.h"
+#include "out_autograd.h"
 #include "twin_launch.h"
 
 namespace actgrad {
@@ -138,4 +139,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("tiling", &actgrad::Tiling, py::arg("op_type"), py::arg("numel"), py::arg("dtype"), py::arg("soc"),
           py::arg("attrs") = std::vector<double>());
     m.def("socs", &actgrad::Socs);
+    m.def("register_out_autograd", &actgrad::RegisterOutAutograd, py::arg("namespace"), py::arg("name"),
+          py::arg("message"));
 }
