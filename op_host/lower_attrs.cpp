@@ -48,19 +48,28 @@ float HalfAtOrBelow(float v) {
 }
 float HalfAtOrAbove(float v) { return -HalfAtOrBelow(-v); }
 
-// A coefficient c of exp(c*x) split for the kernel's ExpOfProduct, at params[at..at+2]: hi keeps the top 12
-// significand bits of c, lo = c - hi (exact), and whether the product c*x needs its rounding corrected: not when c
-// is a power of two or 0 (the product is exact), nor when c is not finite (nothing to correct).
+// A coefficient c of exp(c*x) split for the kernel's ExpOfProduct, at params[at..at+2] = hi, lo, xScale. xScale 0:
+// c*x is exact (c a power of two or 0) or c is not finite, nothing to correct. For |c| < 2^-90, x can be near the f32
+// limit while c*x is still in exp's range, so the kernel scales x by 2^-13 before splitting it (x*4097 would
+// overflow) and c is split as c*2^13. hi keeps the top 12 significand bits, lo = the rest (exact).
 void SetExpCoefficient(ElementwiseGradTiling& t, uint32_t at, float c) {
     uint32_t bits = 0;
     std::memcpy(&bits, &c, sizeof(bits));
+    if (c == 0.0f || !std::isfinite(c) || (bits & 0x007FFFFFu) == 0) {
+        t.params[at] = c;
+        t.params[at + 1] = 0.0f;
+        t.params[at + 2] = 0.0f;
+        return;
+    }
+    const float xScale = std::fabs(c) < std::ldexp(1.0f, -90) ? std::ldexp(1.0f, -13) : 1.0f;
+    const float scaled = c / xScale;  // exact: a power of two
+    std::memcpy(&bits, &scaled, sizeof(bits));
     const uint32_t hiBits = bits & 0xFFFFF000u;
     float hi = 0.0f;
     std::memcpy(&hi, &hiBits, sizeof(hi));
-    const bool exactProducts = c == 0.0f || !std::isfinite(c) || (bits & 0x007FFFFFu) == 0;
     t.params[at] = hi;
-    t.params[at + 1] = c - hi;
-    t.params[at + 2] = exactProducts ? 0.0f : 1.0f;
+    t.params[at + 1] = scaled - hi;
+    t.params[at + 2] = xScale;
 }
 
 // Band ops: params [lo, hi, scale, loF16, hiF16], grad*scale where lo < x < hi. For an f16 x, x > lo exactly when x

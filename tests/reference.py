@@ -41,6 +41,7 @@ DTYPE_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
 F32 = np.float32
 F32_MIN_NORMAL = float(np.finfo(np.float32).tiny)  # 2**-126
 F32_MAX = float(np.finfo(np.float32).max)
+LN_F32_MAX = math.log(float(np.finfo(np.float32).max))
 LN_F32_MIN_NORMAL = math.log(F32_MIN_NORMAL)  # -87.33654...
 
 
@@ -411,7 +412,7 @@ def transcendental_regions(op: str, saved: np.ndarray, grad: np.ndarray, **attrs
     * target: the ulp target of contract A.2 applies;
     * underflow: the f32 intermediate exp/sigmoid is subnormal (exponent argument < ln(FLT_MIN)); there the f32
       computation cannot carry more than an absolute error of about |grad*coef| * 2**-149 (``underflow_abs_bound``);
-    * other: neither (f32 overflow of grad*coef, NaN/inf inputs, zero-derivative inf*0); tested separately
+    * other: neither (f32 overflow of grad*coef or of ELU's exp, NaN/inf inputs, zero-derivative inf*0); tested separately
       (special values, PyTorch with tolerance).
 
     The exponent argument beta*x / x*input_scale counts with the operator's f32 coefficient, whose product with x
@@ -426,7 +427,8 @@ def transcendental_regions(op: str, saved: np.ndarray, grad: np.ndarray, **attrs
             arg = x * np.float64(_f32(a["input_scale"]))
             neg = x <= 0
             under = neg & (arg < LN_F32_MIN_NORMAL)
-            overflow = neg & elu_coef_overflows(g, a)
+            # a negative input_scale can push x*input_scale past ln(FLT_MAX): the f32 exp is inf there (as ATen's)
+            overflow = neg & (elu_coef_overflows(g, a) | (arg > LN_F32_MAX))
         elif op == "soft_plus_backward":
             arg = x * np.float64(_f32(a["beta"]))
             under = arg < LN_F32_MIN_NORMAL

@@ -85,7 +85,7 @@ def test_transcendental_near_torch(op, attrs, dtype):
     tol = 8 if dtype == torch.float32 else 1
     if dtype == torch.float32:
         # PyTorch's exp takes the f32-rounded product beta*x (x*input_scale): up to half an ulp of the argument, which
-        # exp turns into |arg|/2 ulp of the result; actgrad undoes that rounding (accuracy tests: against float64)
+        # exp turns into up to |arg| ulp of the result; actgrad undoes that rounding (accuracy tests: against float64)
         tol = tol + np.abs(arg.numpy())
     # both sides have subnormal f32 intermediates where the exponent argument is below ln(FLT_MIN)
     coef = R.exact(grad.abs()) * (abs(a["alpha"] * a["scale"] * a["input_scale"]) if op == "elu_backward" else 1)

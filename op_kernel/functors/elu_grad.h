@@ -3,7 +3,7 @@
 // positive branch grad*scale. EluBackward's src and dst forms share it. A product with a coefficient of exactly 1
 // (the defaults) is skipped: it would return its operand unchanged.
 // params: [0] use_dst (1 or 0), [1] negcoef = alpha*scale, [2] poscoef = scale, [3] negiptcoef = input_scale,
-// [4..6] input_scale split for ExpOfProduct (hi, lo, correct), so exp(x*input_scale) does not inherit the product's
+// [4..6] input_scale split for ExpOfProduct (hi, lo, xScale), so exp(x*input_scale) does not inherit the product's
 // rounding.
 //
 // NaN policy: a NaN saved value takes the negative branch (x > 0 is false), which carries it into the result; a NaN
@@ -23,7 +23,7 @@ struct EluGrad {
     __aicore__ inline static void Compute(const TileOperands<T>& t, const Scratch& s, const float* params, uint32_t n) {
         const bool useDst = params[0] != 0.0f;
         const float negcoef = params[1], poscoef = params[2], negiptcoef = params[3];
-        const SplitCoefficient iptSplit{params[4], params[5], params[6] != 0.0f};
+        const SplitCoefficient iptSplit{params[4], params[5], params[6]};
         const uint32_t lanes = CompareLanes<float>(n);
         const int32_t m = int32_t(lanes);
         const AscendC::LocalTensor<float>& neg = s.tmp[0];

@@ -1,30 +1,32 @@
 // exp(c*x) without the rounding of the product c*x. exp turns an argument error d into a relative error d, so half an
-// ulp of the f32 product p = fl(c*x) costs up to |p|/2 ulp of the result (about 40 ulp near the f32 range of exp).
-// Where c is not a power of two the product's own rounding error r (c*x = p + r exactly: Dekker's product with
-// Veltkamp splits, as the vector unit has no fused multiply-add) corrects the result: exp(p + r) = exp(p)*(1 + r) to
-// within r^2, far below an ulp.
+// ulp of the f32 product p = fl(c*x) costs up to |p| ulp of the result (about 60 near the f32 range of exp). Where c
+// is not a power of two the product's own rounding error r (c*x = p + r exactly: Dekker's product with Veltkamp
+// splits, as the vector unit has no fused multiply-add) corrects the result: exp(p + r) = exp(p)*(1 + r) to within
+// r^2, far below an ulp.
 #pragma once
 #include "kernel_operator.h"
 
 namespace actgrad {
 
-// c split on the host: hi keeps the top 12 significand bits, lo = c - hi (exact); correct: c is not a power of two.
+// c split on the host. xScale: 0 when c*x is exact (c a power of two or 0: nothing to correct); else the power of two
+// x is scaled by before its split, 1 or, for a tiny c (where x up to the f32 limit still gives a moderate p), 2^-13
+// so that x*4097 cannot overflow. hi keeps the top 12 significand bits of c/xScale, lo is the rest (exact).
 struct SplitCoefficient {
-    float hi, lo;
-    bool correct;
+    float hi, lo, xScale;
 };
 
 // dst = exp(c*x) for the m lanes of x, given p = fl(c*x). x is consumed (overwritten), p kept, a is scratch, mask a
-// bit-mask tile. A lane whose correction is not a number (|x| near the f32 limit makes the split overflow) keeps
-// exp(p): there p is so large that exp(p) is 0 or inf anyway, and a NaN x gives NaN either way.
+// bit-mask tile. A lane whose correction is not a number keeps exp(p): there p is NaN (as x is) or so far outside
+// exp's range that exp(p) is exactly 0 or inf.
 __aicore__ inline void ExpOfProduct(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& x,
                                     const AscendC::LocalTensor<float>& p, const AscendC::LocalTensor<float>& a,
                                     const AscendC::LocalTensor<uint8_t>& mask, SplitCoefficient c, uint32_t lanes) {
     const int32_t m = int32_t(lanes);
-    if (!c.correct) {
+    if (c.xScale == 0.0f) {
         AscendC::Exp(dst, p, m);
         return;
     }
+    if (c.xScale != 1.0f) AscendC::Muls(x, x, c.xScale, m);  // exact: a power of two (x is tiny where it is not)
     // x = xh + xl, 12 significand bits each (Veltkamp: t = x*(2^12+1), xh = t - (t - x))
     AscendC::Muls(a, x, 4097.0f, m);
     AscendC::Sub(dst, a, x, m);

@@ -1,6 +1,6 @@
 // Softplus backward: grad where beta*x > threshold, else grad*sigmoid(beta*x), with sigmoid in the stable form
 // e/(1+e) (x < 0) or 1/(1+e) (x >= 0), e = exp(-|beta*x|), so neither tail overflows. NaN propagates by itself.
-// params: [0] beta, [1] threshold, [2..4] -|beta| split for ExpOfProduct (hi, lo, correct), so exp(-|beta*x|)
+// params: [0] beta, [1] threshold, [2..4] -|beta| split for ExpOfProduct (hi, lo, xScale), so exp(-|beta*x|)
 // does not inherit the product's rounding.
 #pragma once
 #include "exp_of_product.h"
@@ -32,8 +32,8 @@ struct SoftplusGrad {
         const AscendC::LocalTensor<float>& negAbs = s.tmp[0];
         AscendC::Abs(negAbs, bx, m);
         AscendC::Muls(negAbs, negAbs, -1.0f, m);
-        const SplitCoefficient split{params[2], params[3], params[4] != 0.0f};
-        if (split.correct) AscendC::Abs(t.savedF, t.savedF, m);
+        const SplitCoefficient split{params[2], params[3], params[4]};
+        if (split.xScale != 0.0f) AscendC::Abs(t.savedF, t.savedF, m);
         ExpOfProduct(e, t.savedF, negAbs, t.outF, s.mask[2], split, lanes);  // consumes savedF; outF is free
         AscendC::Adds(t.outF, e, 1.0f, m);  // outF holds the denominator for a moment
         AscendC::Select(e, s.mask[0], e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);

@@ -123,7 +123,7 @@ OPS: tuple[OpSpec, ...] = (
         aclnn="aclnnEluBackward",
         divergences="x = 0 takes the negative branch (as ATen and oneDNN). NaN gives NaN (ATen scalar path: grad*scale). "
                     "exp(x*input_scale) does not inherit the rounding of the f32 product x*input_scale (ATen's f32 "
-                    "kernel does: up to about |x*input_scale|/2 ulp).",
+                    "kernel does: up to about |x*input_scale| ulp).",
     ),
     OpSpec(
         op_type="SoftPlusBackward",
@@ -140,7 +140,7 @@ OPS: tuple[OpSpec, ...] = (
         divergences="Default threshold is +inf (oneDNN has none; ATen's softplus uses 20). sigmoid is evaluated in "
                     "the stable form, so far-negative inputs give the f32 value (oneDNN: exact 0 below -88.72). "
                     "sigmoid(beta*src) does not inherit the rounding of the f32 product beta*src (ATen's and oneDNN's "
-                    "f32 kernels do: up to about |beta*src|/2 ulp).",
+                    "f32 kernels do: up to about |beta*src| ulp).",
     ),
 )
 
