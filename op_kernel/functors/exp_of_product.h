@@ -2,7 +2,9 @@
 // ulp of the f32 product p = fl(c*x) costs up to |p| ulp of the result (about 60 near the f32 range of exp). Where c
 // is not a power of two the product's own rounding error r (c*x = p + r exactly: Dekker's product with Veltkamp
 // splits, as the vector unit has no fused multiply-add) corrects the result: exp(p + r) = exp(p)*(1 + r) to within
-// r^2, far below an ulp.
+// r^2, far below an ulp. On the NPU this relies on round-to-nearest f32 Muls/Sub (flushing subnormal partial
+// products only matters where c*x is so small that the correction is below an ulp anyway) and on Compare EQ being
+// false for NaN; 910B documents neither (ascendc-api.md, known unknowns): check both on hardware.
 #pragma once
 #include "kernel_operator.h"
 
