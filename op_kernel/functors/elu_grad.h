@@ -44,7 +44,7 @@ struct EluGrad {
                 product = aux;
             }
             // consumes savedF; neg is free until the gradient factor below, outF until the positive branch
-            ExpOfProduct(t.outF, t.savedF, product, neg, s.mask[1], iptSplit, lanes);
+            ExpOfProduct<kIsWidened<T>>(t.outF, t.savedF, product, neg, s.mask[1], iptSplit, lanes);
             xFactor = t.outF;
         }
         AscendC::LocalTensor<float> negFactor = t.gradF;  // grad * input_scale (* alpha*scale for the src form)

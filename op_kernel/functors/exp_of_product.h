@@ -18,8 +18,10 @@ struct SplitCoefficient {
 };
 
 // dst = exp(c*x) for the m lanes of x, given p = fl(c*x). x is consumed (overwritten), p kept, a is scratch, mask a
-// bit-mask tile. A lane whose correction is not a number keeps exp(p): there p is NaN (as x is) or so far outside
-// exp's range that exp(p) is exactly 0 or inf.
+// bit-mask tile. kShortX: x holds widened f16/bf16 values (at most 11 significand bits), whose products with the
+// 12-bit halves of c are exact without splitting x. A lane whose correction is not a number keeps exp(p): there p
+// is NaN (as x is) or so far outside exp's range that exp(p) is exactly 0 or inf.
+template <bool kShortX>
 __aicore__ inline void ExpOfProduct(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& x,
                                     const AscendC::LocalTensor<float>& p, const AscendC::LocalTensor<float>& a,
                                     const AscendC::LocalTensor<uint8_t>& mask, SplitCoefficient c, uint32_t lanes) {
@@ -29,20 +31,28 @@ __aicore__ inline void ExpOfProduct(const AscendC::LocalTensor<float>& dst, cons
         return;
     }
     if (c.xScale != 1.0f) AscendC::Muls(x, x, c.xScale, m);  // exact: a power of two (x is tiny where it is not)
-    // x = xh + xl, 12 significand bits each (Veltkamp: t = x*(2^12+1), xh = t - (t - x))
-    AscendC::Muls(a, x, 4097.0f, m);
-    AscendC::Sub(dst, a, x, m);
-    AscendC::Sub(a, a, dst, m);  // xh
-    AscendC::Sub(x, x, a, m);    // xl
-    // r = ((xh*hi - p) + xh*lo + xl*hi) + xl*lo; every product is exact (12 x 12 bits)
-    AscendC::Muls(dst, a, c.hi, m);
-    AscendC::Sub(dst, dst, p, m);
-    AscendC::Muls(a, a, c.lo, m);
-    AscendC::Add(dst, dst, a, m);
-    AscendC::Muls(a, x, c.hi, m);
-    AscendC::Add(dst, dst, a, m);
-    AscendC::Muls(x, x, c.lo, m);
-    AscendC::Add(dst, dst, x, m);
+    if constexpr (kShortX) {
+        // r = (x*hi - p) + x*lo
+        AscendC::Muls(dst, x, c.hi, m);
+        AscendC::Sub(dst, dst, p, m);
+        AscendC::Muls(x, x, c.lo, m);
+        AscendC::Add(dst, dst, x, m);
+    } else {
+        // x = xh + xl, 12 significand bits each (Veltkamp: t = x*(2^12+1), xh = t - (t - x))
+        AscendC::Muls(a, x, 4097.0f, m);
+        AscendC::Sub(dst, a, x, m);
+        AscendC::Sub(a, a, dst, m);  // xh
+        AscendC::Sub(x, x, a, m);    // xl
+        // r = ((xh*hi - p) + xh*lo + xl*hi) + xl*lo; every product is exact (12 x 12 bits)
+        AscendC::Muls(dst, a, c.hi, m);
+        AscendC::Sub(dst, dst, p, m);
+        AscendC::Muls(a, a, c.lo, m);
+        AscendC::Add(dst, dst, a, m);
+        AscendC::Muls(a, x, c.hi, m);
+        AscendC::Add(dst, dst, a, m);
+        AscendC::Muls(x, x, c.lo, m);
+        AscendC::Add(dst, dst, x, m);
+    }
     // exp(p) * (1 + r)
     AscendC::Exp(a, p, m);
     AscendC::Mul(x, a, dst, m);

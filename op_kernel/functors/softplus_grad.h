@@ -34,7 +34,7 @@ struct SoftplusGrad {
         AscendC::Muls(negAbs, negAbs, -1.0f, m);
         const SplitCoefficient split{params[2], params[3], params[4]};
         if (split.xScale != 0.0f) AscendC::Abs(t.savedF, t.savedF, m);
-        ExpOfProduct(e, t.savedF, negAbs, t.outF, s.mask[2], split, lanes);  // consumes savedF; outF is free
+        ExpOfProduct<kIsWidened<T>>(e, t.savedF, negAbs, t.outF, s.mask[2], split, lanes);  // consumes savedF; outF is free
         AscendC::Adds(t.outF, e, 1.0f, m);  // outF holds the denominator for a moment
         AscendC::Select(e, s.mask[0], e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
         AscendC::Div(e, e, t.outF, m);
