@@ -121,7 +121,8 @@ ACTGRAD_AVX2 inline uint32_t SelectBits(W* d, const uint8_t* mask, const W* a, B
 
 // f32 -> bf16 bits, round half to even by integer add (the kept lsb as a compare result, -1 or 0: shifts have one
 // port on some cores); a NaN gets the quiet bit instead (rounding could carry it into infinity), on the rare
-// vectors that hold one. 128-bit lanes: the pack then needs no cross-lane fix-up.
+// vectors that hold one (one unordered compare of the two halves finds them). 128-bit lanes: the pack then needs no
+// cross-lane fix-up.
 ACTGRAD_AVX2 inline __m128i Bf16Rounded4(__m128i x) {
     const __m128i lsb = _mm_set1_epi32(0x10000);
     return _mm_sub_epi32(_mm_add_epi32(x, _mm_set1_epi32(0x7fff)), _mm_cmpeq_epi32(_mm_and_si128(x, lsb), lsb));
@@ -131,8 +132,8 @@ ACTGRAD_AVX2 inline uint32_t NarrowBf16(uint16_t* out, const float* in, uint32_t
     for (; i + 8 <= n; i += 8) {
         const __m128 fa = _mm_loadu_ps(in + i), fb = _mm_loadu_ps(in + i + 4);
         __m128i a = Bf16Rounded4(_mm_castps_si128(fa)), b = Bf16Rounded4(_mm_castps_si128(fb));
-        const __m128 nanA = _mm_cmpunord_ps(fa, fa), nanB = _mm_cmpunord_ps(fb, fb);
-        if (__builtin_expect(_mm_movemask_ps(_mm_or_ps(nanA, nanB)) != 0, 0)) {
+        if (__builtin_expect(_mm_movemask_ps(_mm_cmpunord_ps(fa, fb)) != 0, 0)) {
+            const __m128 nanA = _mm_cmpunord_ps(fa, fa), nanB = _mm_cmpunord_ps(fb, fb);
             const __m128i quiet = _mm_set1_epi32(0x400000);
             a = _mm_blendv_epi8(a, _mm_or_si128(_mm_castps_si128(fa), quiet), _mm_castps_si128(nanA));
             b = _mm_blendv_epi8(b, _mm_or_si128(_mm_castps_si128(fb), quiet), _mm_castps_si128(nanB));
