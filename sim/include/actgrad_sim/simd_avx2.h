@@ -38,6 +38,8 @@ ACTGRAD_AVX2 inline __m256 Lanes8(const uint16_t* p) {
 }
 template <typename E> ACTGRAD_AVX2 inline __m256 Rhs8(const E* b, uint32_t i) { return Lanes8(b + i); }
 ACTGRAD_AVX2 inline __m256 Rhs8(float b, uint32_t) { return _mm256_set1_ps(b); }
+ACTGRAD_AVX2 inline __m128 Rhs4(const float* b, uint32_t i) { return _mm_loadu_ps(b + i); }
+ACTGRAD_AVX2 inline __m128 Rhs4(float b, uint32_t) { return _mm_set1_ps(b); }
 
 // dst byte k holds the compare bits of lanes 8k..8k+7; count is a multiple of 8. Pred is a _CMP_* immediate; E is
 // float or uint16_t (f16 bits); B is a tensor of E or a float scalar. 32 lanes go out as one 4-byte store: byte
@@ -48,12 +50,29 @@ ACTGRAD_AVX2 inline uint32_t Bits8(const E* a, B b, uint32_t i) {
     if constexpr (kSelf) return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(v, v, Pred)));  // load and widen once
     else return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(v, Rhs8(b, i), Pred)));
 }
+// 16 f32 lanes: four 4-lane compares packed (with signed saturation, so all-ones stays all-ones) into 16 bytes whose
+// sign bits are the mask; 128-bit compares, since the 256-bit ones cost two operations each on some cores.
+template <int Pred, bool kSelf, typename B>
+ACTGRAD_AVX2 inline uint32_t Bits16(const float* a, B b, uint32_t i) {
+    __m128i c[4];
+    for (int k = 0; k < 4; ++k) {
+        const __m128 v = _mm_loadu_ps(a + i + 4 * k);
+        if constexpr (kSelf) c[k] = _mm_castps_si128(_mm_cmp_ps(v, v, Pred));
+        else c[k] = _mm_castps_si128(_mm_cmp_ps(v, Rhs4(b, i + 4 * k), Pred));
+    }
+    return uint32_t(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(c[0], c[1]), _mm_packs_epi32(c[2], c[3]))));
+}
 template <int Pred, bool kSelf, typename E, typename B>
 ACTGRAD_AVX2 inline void CompareLoop(uint8_t* dst, const E* a, B b, uint32_t count) {
     uint32_t i = 0;
     for (; i + 32 <= count; i += 32) {
-        const uint32_t bits = Bits8<Pred, kSelf>(a, b, i) | Bits8<Pred, kSelf>(a, b, i + 8) << 8 |
-                              Bits8<Pred, kSelf>(a, b, i + 16) << 16 | Bits8<Pred, kSelf>(a, b, i + 24) << 24;
+        uint32_t bits;
+        if constexpr (std::is_same<E, float>::value) {
+            bits = Bits16<Pred, kSelf>(a, b, i) | Bits16<Pred, kSelf>(a, b, i + 16) << 16;
+        } else {
+            bits = Bits8<Pred, kSelf>(a, b, i) | Bits8<Pred, kSelf>(a, b, i + 8) << 8 |
+                   Bits8<Pred, kSelf>(a, b, i + 16) << 16 | Bits8<Pred, kSelf>(a, b, i + 24) << 24;
+        }
         std::memcpy(dst + i / 8, &bits, sizeof(bits));
     }
     for (; i < count; i += 8) dst[i / 8] = uint8_t(Bits8<Pred, kSelf>(a, b, i));
