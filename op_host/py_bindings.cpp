@@ -1,4 +1,4 @@
-// actgrad._C: the twin backend as seen from Python (see docs/DESIGN.md for the contract).
+// actgrad._C: the twin backend as seen from Python (the launch, tiling and attribute entry points python/actgrad uses).
 #include <ATen/Parallel.h>
 #include <torch/extension.h>
 
