@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iomanip>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -10,18 +11,36 @@
 namespace actgrad {
 namespace {
 
-[[noreturn]] void Reject(const std::string& op, const char* attr, double value, const char* expected) {
-    std::ostringstream os;
-    os << op << ": attribute '" << attr << "' = " << value << " is invalid: expected " << expected;
-    throw std::invalid_argument(os.str());
-}
+static_assert(std::numeric_limits<float>::is_iec559, "float(double) must round to nearest and overflow to inf");
 
-void RequireNotNan(const std::string& op, const char* attr, double v) {
-    if (std::isnan(v)) Reject(op, attr, v, "a number, not NaN");
-}
-void RequireFinite(const std::string& op, const char* attr, double v) {
-    if (!std::isfinite(v)) Reject(op, attr, v, "a finite number");
-}
+// One call's attributes as the kernel sees them: float32, the type of every float attribute in the GE IR, so the
+// twin and the NPU TilingFunc judge the same value (1e39 is inf, 1e-50 is 0). Messages also show the value as given
+// when rounding changed it.
+class Attrs {
+public:
+    Attrs(const std::string& op, const double* given) : op_(op), given_(given) {}
+
+    float operator[](size_t i) const { return float(given_[i]); }
+    bool IsSet(size_t i) const { return given_[i] != 0; }  // a bool attribute (0/1)
+
+    [[noreturn]] void Reject(size_t i, const char* name, const char* expected) const {
+        std::ostringstream os;
+        os << op_ << ": attribute '" << name << "' = " << given_[i];
+        if (double((*this)[i]) != given_[i] && !std::isnan(given_[i])) os << " (float32: " << std::setprecision(9) << (*this)[i] << ")";
+        os << " is invalid: expected " << expected;
+        throw std::invalid_argument(os.str());
+    }
+    void RequireNotNan(size_t i, const char* name) const {
+        if (std::isnan((*this)[i])) Reject(i, name, "a number, not NaN");
+    }
+    void RequireFinite(size_t i, const char* name) const {
+        if (!std::isfinite((*this)[i])) Reject(i, name, "a finite float32 number");
+    }
+
+private:
+    const std::string& op_;
+    const double* given_;
+};
 
 // Largest float <= v and smallest float >= v: an f32 compare against them decides exactly like one against v.
 float FloatAtOrBelow(double v) {
@@ -82,56 +101,56 @@ void SetBand(ElementwiseGradTiling& t, float lo, float hi, float scale) {
     t.params[4] = HalfAtOrAbove(hi);
 }
 
-void LowerHardtanhGrad(const std::string& op, const double* a, ElementwiseGradTiling& t) {
-    RequireNotNan(op, "min_val", a[0]);
-    RequireNotNan(op, "max_val", a[1]);
+void LowerHardtanhGrad(const Attrs& a, ElementwiseGradTiling& t) {
+    a.RequireNotNan(0, "min_val");
+    a.RequireNotNan(1, "max_val");
     // min_val > max_val is accepted and gives zeros (an empty band), as CANN and PyTorch do
-    SetBand(t, float(a[0]), float(a[1]), 1.0f);
+    SetBand(t, a[0], a[1], 1.0f);
 }
 
-void LowerClampBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {
-    RequireNotNan(op, "min", a[0]);
-    RequireNotNan(op, "max", a[1]);
-    if (a[0] > a[1]) Reject(op, "min", a[0], "min <= max");
-    SetBand(t, float(a[0]), float(a[1]), 1.0f);
+void LowerClampBackward(const Attrs& a, ElementwiseGradTiling& t) {
+    a.RequireNotNan(0, "min");
+    a.RequireNotNan(1, "max");
+    if (a[0] > a[1]) a.Reject(0, "min", "min <= max");
+    SetBand(t, a[0], a[1], 1.0f);
 }
 
-void LowerHardsigmoidBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {
-    const double alpha = a[0], beta = a[1];
-    RequireFinite(op, "alpha", alpha);
-    RequireFinite(op, "beta", beta);
-    if (alpha == 0) Reject(op, "alpha", alpha, "a non-zero slope");
+void LowerHardsigmoidBackward(const Attrs& a, ElementwiseGradTiling& t) {
+    a.RequireFinite(0, "alpha");
+    a.RequireFinite(1, "beta");
+    if (a[0] == 0.0f) a.Reject(0, "alpha", "a non-zero slope");
     // 0 < alpha*x + beta < 1 <=> x strictly between -beta/alpha and (1-beta)/alpha, decided in double
+    const double alpha = a[0], beta = a[1];
     const double e0 = -beta / alpha, e1 = (1 - beta) / alpha;
-    SetBand(t, FloatAtOrBelow(std::min(e0, e1)), FloatAtOrAbove(std::max(e0, e1)), float(alpha));
+    SetBand(t, FloatAtOrBelow(std::min(e0, e1)), FloatAtOrAbove(std::max(e0, e1)), a[0]);
 }
 
-void LowerEluBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {
-    const double alpha = a[0], useDst = a[1], scale = a[2], inputScale = a[3];
-    RequireNotNan(op, "alpha", alpha);
-    RequireNotNan(op, "scale", scale);
-    RequireNotNan(op, "input_scale", inputScale);
-    if (useDst != 0 && alpha < 0) Reject(op, "alpha", alpha, "alpha >= 0 when use_dst is true (the forward output cannot be inverted)");
+void LowerEluBackward(const Attrs& a, ElementwiseGradTiling& t) {
+    a.RequireNotNan(0, "alpha");
+    a.RequireNotNan(2, "scale");
+    a.RequireNotNan(3, "input_scale");
+    const bool useDst = a.IsSet(1);
+    if (useDst && a[0] < 0.0f) a.Reject(0, "alpha", "alpha >= 0 when use_dst is true (the forward output cannot be inverted)");
     // ATen's opmath: the coefficients are floats and alpha*scale is a float product
-    t.params[0] = useDst != 0 ? 1.0f : 0.0f;
-    t.params[1] = float(alpha) * float(scale);
-    t.params[2] = float(scale);
-    t.params[3] = float(inputScale);
-    SetExpCoefficient(t, 4, float(inputScale));
+    t.params[0] = useDst ? 1.0f : 0.0f;
+    t.params[1] = a[0] * a[2];
+    t.params[2] = a[2];
+    t.params[3] = a[3];
+    SetExpCoefficient(t, 4, a[3]);
 }
 
-void LowerSoftPlusBackward(const std::string& op, const double* a, ElementwiseGradTiling& t) {
-    RequireFinite(op, "beta", a[0]);
-    RequireNotNan(op, "threshold", a[1]);
-    t.params[0] = float(a[0]);
-    t.params[1] = float(a[1]);
-    SetExpCoefficient(t, 2, -std::fabs(float(a[0])));  // the kernel takes exp(-|beta| * |x|)
+void LowerSoftPlusBackward(const Attrs& a, ElementwiseGradTiling& t) {
+    a.RequireFinite(0, "beta");
+    a.RequireNotNan(1, "threshold");
+    t.params[0] = a[0];
+    t.params[1] = a[1];
+    SetExpCoefficient(t, 2, -std::fabs(a[0]));  // the kernel takes exp(-|beta| * |x|)
 }
 
 struct OpLowering {
     const char* type;
     size_t attrCount;
-    void (*lower)(const std::string&, const double*, ElementwiseGradTiling&);
+    void (*lower)(const Attrs&, ElementwiseGradTiling&);
 };
 
 const OpLowering kLowerings[] = {
@@ -157,7 +176,7 @@ void LowerAttrs(const std::string& opType, const double* attrs, size_t count, El
         os << opType << ": expected " << l.attrCount << " attributes, got " << count;
         throw std::invalid_argument(os.str());
     }
-    l.lower(opType, attrs, tiling);
+    l.lower(Attrs(opType, attrs), tiling);
 }
 
 FunctorNeeds FunctorNeedsOf(const std::string& opType) {

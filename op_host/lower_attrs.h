@@ -9,7 +9,7 @@
 
 namespace actgrad {
 
-// attrs in spec order (bools as 0/1). Throws std::invalid_argument naming the attribute.
+// attrs in spec order (bools as 0/1), judged as float32 like the IR. Throws std::invalid_argument naming the attribute.
 void LowerAttrs(const std::string& opType, const double* attrs, size_t count, ElementwiseGradTiling& tiling);
 
 // The scratch the op's functor needs; throws std::invalid_argument for an unknown OpType.

@@ -238,7 +238,9 @@ def clamp_backward_f32(src_or_dst, diff_dst, min, max, use_dst=True):  # noqa: A
 
 @quiet
 def hardsigmoid_bounds(alpha, beta):
-    """The open band of x where 0 < alpha*x + beta < 1, computed in double (contract A.2)."""
+    """The open band of x where 0 < alpha*x + beta < 1, computed in double (contract A.2) from the float32 attributes
+    (the IR's attribute type)."""
+    alpha, beta = float(_f32(alpha)), float(_f32(beta))
     a = -beta / alpha
     b = (1.0 - beta) / alpha
     return (a, b) if a <= b else (b, a)

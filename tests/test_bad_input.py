@@ -162,7 +162,7 @@ INVALID_ATTRS = [
     ("elu_backward", {"alpha": -1e-30, "use_dst": True}, "alpha"),
     ("elu_backward", {"alpha": -math.inf, "use_dst": True}, "alpha"),
     ("clamp_backward", {"min": 1.0, "max": -1.0}, r"\bmin\b|\bmax\b"),
-    ("clamp_backward", {"min": 1.0, "max": 1.0 - 2 ** -40, "use_dst": False}, r"\bmin\b|\bmax\b"),
+    ("clamp_backward", {"min": 1.0, "max": 1.0 - 2 ** -24, "use_dst": False}, r"\bmin\b|\bmax\b"),
     ("clamp_backward", {"min": math.inf, "max": -math.inf}, r"\bmin\b|\bmax\b"),
     ("hardsigmoid_backward", {"alpha": 0.0}, "alpha"),
     ("hardsigmoid_backward", {"alpha": -0.0}, "alpha"),
@@ -170,6 +170,13 @@ INVALID_ATTRS = [
     ("hardsigmoid_backward", {"alpha": -math.inf}, "alpha"),
     ("hardsigmoid_backward", {"beta": math.inf}, "beta"),
     ("hardsigmoid_backward", {"beta": -math.inf}, "beta"),
+    # attributes are float32 (the IR's type): judged after rounding, as the NPU TilingFunc sees them
+    ("hardsigmoid_backward", {"alpha": 1e39}, "alpha"),  # float32 inf
+    ("hardsigmoid_backward", {"alpha": -1.7976931348623157e308}, "alpha"),
+    ("hardsigmoid_backward", {"alpha": 1e-50}, "alpha"),  # float32 0
+    ("hardsigmoid_backward", {"beta": -1e39}, "beta"),
+    ("soft_plus_backward", {"beta": 1e39}, "beta"),
+    ("soft_plus_backward", {"beta": -1.7976931348623157e308}, "beta"),
     # NaN attributes anywhere
     ("hardtanh_grad", {"min_val": math.nan}, "min_val"),
     ("hardtanh_grad", {"max_val": math.nan}, "max_val"),
@@ -208,6 +215,14 @@ def test_attribute_error_type_is_value_error():
         H.call("clamp_backward", s, g, min=2.0, max=1.0)
 
 
+def test_attribute_message_shows_the_float32_value_it_judged():
+    s, g = good()
+    with pytest.raises(ValueError, match=r"'alpha' = 1e-50 \(float32: 0\) is invalid: expected a non-zero slope"):
+        H.call("hardsigmoid_backward", s, g, alpha=1e-50)
+    with pytest.raises(ValueError, match=r"'beta' = 1e\+39 \(float32: inf\) is invalid: expected a finite float32"):
+        H.call("soft_plus_backward", s, g, beta=1e39)
+
+
 @pytest.mark.parametrize("op,attrs", [
     ("hardtanh_grad", {"min_val": 2.0, "max_val": -2.0}),  # accepted: zeros
     ("hardtanh_grad", {"min_val": math.inf, "max_val": -math.inf}),
@@ -217,9 +232,11 @@ def test_attribute_error_type_is_value_error():
     ("hardsigmoid_backward", {"alpha": -1e-30, "beta": 1e30}),
     ("clamp_backward", {"min": 0.0, "max": 0.0}),
     ("clamp_backward", {"min": -math.inf, "max": math.inf}),
-    # the largest finite double is finite (the schema uses it as the stand-in for inf in defaults)
-    ("hardsigmoid_backward", {"alpha": 1.7976931348623157e308, "beta": 0.5}),
-    ("hardsigmoid_backward", {"alpha": 0.25, "beta": -1.7976931348623157e308}),
+    # judged as float32: the largest float32 is finite, -1e-50 is -0 (a valid use_dst alpha), 1 - 2**-40 is 1
+    ("hardsigmoid_backward", {"alpha": 3.4028234663852886e38, "beta": -3.4028234663852886e38}),
+    ("soft_plus_backward", {"beta": -3.4028234663852886e38}),
+    ("elu_backward", {"alpha": -1e-50, "use_dst": True}),
+    ("clamp_backward", {"min": 1.0, "max": 1.0 - 2 ** -40}),
 ])
 def test_valid_corner_attributes_are_accepted(op, attrs):
     s, g = good((33,))

@@ -79,15 +79,16 @@ OPS: tuple[OpSpec, ...] = (
         inputs=("grad_output", "self"),
         saved="self",
         output="out",
-        attrs=(Attr("alpha", "float", 1.0 / 6.0, "slope; finite, non-zero"),
-               Attr("beta", "float", 0.5, "offset; finite")),
+        attrs=(Attr("alpha", "float", 1.0 / 6.0, "slope; finite and non-zero as a float32"),
+               Attr("beta", "float", 0.5, "offset; finite as a float32")),
         functor="BandGrad",
         forward_tensor="forward input",
         formula="out = grad_output*alpha if 0 < alpha*self + beta < 1 else 0 (band bounds computed in double)",
         origin="aclnnHardsigmoidBackward, alpha/beta as oneDNN HardSigmoidBackward",
         aclnn="aclnnHardsigmoidBackward",
-        divergences="The band is decided on self against -beta/alpha and (1-beta)/alpha computed in double, so the "
-                    "defaults switch exactly at +-3 (oneDNN's f32 alpha*s+beta test differs at s = 2.9999998). "
+        divergences="The band is decided on self against -beta/alpha and (1-beta)/alpha computed in double from the "
+                    "float32 attributes, so the defaults switch exactly at +-3 (oneDNN's f32 alpha*s+beta test differs "
+                    "at s = 2.9999998). "
                     "NaN gives NaN (PyTorch and CANN: 0; oneDNN: grad*alpha).",
     ),
     OpSpec(
@@ -130,7 +131,7 @@ OPS: tuple[OpSpec, ...] = (
         inputs=("src", "diff_dst"),
         saved="src",
         output="diff_src",
-        attrs=(Attr("beta", "float", 1.0, "softplus beta; any finite value"),
+        attrs=(Attr("beta", "float", 1.0, "softplus beta; any value finite as a float32"),
                Attr("threshold", "float", math.inf, "beta*src > threshold passes diff_dst through")),
         functor="SoftplusGrad",
         forward_tensor="forward input",
