@@ -13,7 +13,7 @@ from test_shapes import ATTRS, data
 SOC_CORES = {"Ascend910B1": 48, "Ascend910B2": 48, "Ascend910B3": 40, "Ascend910B4": 40, "Ascend910_93": 48,
              "Ascend950": 72}  # Ascend310P is not a kernel target: no tiling (test_tiling_bad_arguments)
 SOC_UB = {"Ascend910B1": 196608, "Ascend910B2": 196608, "Ascend910B3": 196608, "Ascend910B4": 196608,
-          "Ascend910_93": 196608, "Ascend950": 262144}
+          "Ascend910_93": 196608, "Ascend950": 253952}
 DT = [pytest.param(d, id=H.DTYPE_IDS[d]) for d in H.DTYPES]
 NUMELS = [1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097, 10000, 65537,
           48 * 4096 + 1, 10 ** 6 + 3, 2 ** 24 + 1, 2 ** 31 + 7, 2 ** 33 + 5, 3 * 10 ** 11 + 1]
