@@ -149,6 +149,21 @@ TEST(FreeTensor_of_enqueued_buffer) {
     ExpectWhere("free_enqueued", 0, 1, "TQue::FreeTensor");
 }
 
+TEST(EnQue_of_already_enqueued_buffer) {
+    EXPECT_SIM_ERROR(ErrorKind::QueueProtocol, "is ENQUE, expected OCCUPIED or DEQUE", Run("enque_twice", 2, [] {
+        TPipe pipe;
+        TQue<TPosition::VECOUT, 2> q;  // depth 2, so the depth check cannot be what rejects it
+        pipe.InitBuffer(q, 1, 256);
+        auto t = q.AllocTensor<float>();
+        AscendC::Duplicate(t, 1.0f, 64);
+        q.EnQue(t);
+        if (Is(1)) q.EnQue(t);
+        auto u = q.DeQue<float>();
+        q.FreeTensor(u);
+    }));
+    ExpectWhere("enque_twice", 1, 2, "TQue::EnQue");
+}
+
 TEST(EnQue_of_foreign_tensor) {
     EXPECT_SIM_ERROR(ErrorKind::QueueProtocol, "does not belong to this queue", Run("enque_foreign", 1, [] {
         TPipe pipe;
@@ -282,6 +297,37 @@ TEST(Vector_op_on_enqueued_not_dequeued_buffer) {
     ExpectWhere("vec_on_enqueued", 0, 1, "Adds");
 }
 
+TEST(DataCopy_out_of_enqueued_not_dequeued_buffer) {
+    Gm<float> out(64);
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is enqueued: DeQue it before copying it out", Run("copy_out_enqueued", 1, [&] {
+        TPipe pipe;
+        OutQ o;
+        pipe.InitBuffer(o, 1, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data(), 64);
+        auto z = o.AllocTensor<float>();
+        AscendC::Duplicate(z, 3.0f, 64);
+        o.EnQue(z);
+        AscendC::DataCopy(g, z, 64);  // DeQue forgotten
+    }));
+    ExpectWhere("copy_out_enqueued", 0, 1, "DataCopy(UB->GM)");
+    // enqueued again after a DeQue: the data is synchronised, only the queue state says the copy-out is wrong
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is enqueued: DeQue it before copying it out", Run("copy_out_reenqueued", 1, [&] {
+        TPipe pipe;
+        OutQ o;
+        pipe.InitBuffer(o, 1, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data(), 64);
+        auto z = o.AllocTensor<float>();
+        AscendC::Duplicate(z, 3.0f, 64);
+        o.EnQue(z);
+        z = o.DeQue<float>();
+        o.EnQue(z);
+        AscendC::DataCopy(g, z, 64);
+    }));
+    ExpectWhere("copy_out_reenqueued", 0, 1, "DataCopy(UB->GM)");
+}
+
 TEST(DataCopy_into_DEQUE_VECIN_buffer) {
     EXPECT_SIM_ERROR(ErrorKind::QueueProtocol, "is DEQUE", Run("copy_into_deque", 2, [] {
         TPipe pipe;
@@ -350,6 +396,70 @@ TEST(Missing_MTE3_to_MTE2_sync_on_TBuf_reuse_is_detected) {
             AscendC::DataCopy(go[64 * tile], t, 64);
         }
     }));
+}
+
+TEST(Vector_write_to_TBuf_being_copied_out_without_MTE3_V_sync) {
+    Gm<float> out(128);
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is still being copied out", Run("missing_mte3_v", 2, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        auto t = b.Get<float>();
+        AscendC::Duplicate(t, 1.0f, 64);
+        AscendC::SetFlag<HardEvent::V_MTE3>(0);
+        AscendC::WaitFlag<HardEvent::V_MTE3>(0);
+        AscendC::DataCopy(g, t, 64);
+        if (!Is(1)) {
+            AscendC::SetFlag<HardEvent::MTE3_V>(0);
+            AscendC::WaitFlag<HardEvent::MTE3_V>(0);
+        }
+        AscendC::Duplicate(t, 2.0f, 64);  // block 1: overwrites t while MTE3 may still read it
+    }));
+    ExpectWhere("missing_mte3_v", 1, 2, "Duplicate");
+    CHECK_CONTAINS(th::LastError(), "MTE3 -> V flag");
+}
+
+TEST(DataCopy_refills_TBuf_read_by_vector_without_V_MTE2_sync) {
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "V -> MTE2 synchronisation is missing", Run("missing_v_mte2", 2, [] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 512);
+        auto x = b.Get<float>(64);
+        auto y = b.GetWithOffset<float>(64, 256);
+        for (int tile = 0; tile < 2; ++tile) {
+            AscendC::DataCopy(x, GmView(64, 64 * tile), 64);  // block 1, tile 1: Muls may still be reading x
+            AscendC::SetFlag<HardEvent::MTE2_V>(0);
+            AscendC::WaitFlag<HardEvent::MTE2_V>(0);
+            AscendC::Muls(y, x, 2.0f, 64);
+            if (!Is(1)) {
+                AscendC::SetFlag<HardEvent::V_MTE2>(0);
+                AscendC::WaitFlag<HardEvent::V_MTE2>(0);
+            }
+        }
+    }));
+    ExpectWhere("missing_v_mte2", 1, 2, "DataCopy(GM->UB)");
+}
+
+TEST(DataCopy_out_of_TBuf_filled_by_DataCopy_without_MTE2_MTE3_sync) {
+    Gm<float> out(128);
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is copied out without EnQue/DeQue or an MTE2 -> MTE3 flag",
+                     Run("missing_mte2_mte3", 2, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        auto t = b.Get<float>();
+        AscendC::DataCopy(t, GmView(64, 64 * AscendC::GetBlockIdx()), 64);
+        if (!Is(1)) {
+            AscendC::SetFlag<HardEvent::MTE2_MTE3>(0);
+            AscendC::WaitFlag<HardEvent::MTE2_MTE3>(0);
+        }
+        AscendC::DataCopy(g, t, 64);  // block 1: MTE3 may read t before MTE2 has filled it
+    }));
+    ExpectWhere("missing_mte2_mte3", 1, 2, "DataCopy(UB->GM)");
 }
 
 // ---------------------------------------------------------------------------------------------- alignment
