@@ -44,6 +44,17 @@ GlobalTensor<float> GmView(uint64_t size = 4096, uint64_t offset = 0) {
     return g;
 }
 
+// add_custom through ICPU_RUN_KF on `blocks` blocks of 8 floats each; checks z = x + 1 if the launch returns.
+void RunAddKernel(uint32_t blocks) {
+    const uint32_t n = blocks * 8;
+    Gm<float> x(n), y(n), z(n);
+    Gm<AddTiling> t(1);
+    for (uint32_t i = 0; i < n; ++i) x[i] = float(i), y[i] = 1.0f;
+    t[0] = AddTiling{n, 8};
+    ICPU_RUN_KF(add_custom, blocks, x.addr(), y.addr(), z.addr(), GM_ADDR(nullptr), t.addr());
+    for (uint32_t i = 0; i < n; ++i) CHECK_EQ(z[i], float(i) + 1.0f);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------- UB
@@ -920,6 +931,28 @@ TEST(ICPU_RUN_KF_without_SetKernelMode_AIV) {
                      ICPU_RUN_KF(add_custom, 2, (GM_ADDR)x, (GM_ADDR)x, (GM_ADDR)x, (GM_ADDR) nullptr, (GM_ADDR)t));
     AscendC::GmFree(x);
     AscendC::GmFree(t);
+}
+
+TEST(ICPU_RUN_KF_AIV_blockDim_beyond_50_on_2201) {
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    RunAddKernel(50);
+    EXPECT_SIM_ERROR(ErrorKind::Launch, "blockDim 51 exceeds the max core num of Ascend910B2", RunAddKernel(51));
+    ExpectWhere("add_custom", -1, 51, "");
+    CHECK_CONTAINS(th::LastError(), "at most 50 blocks for an AIV kernel");
+    for (const char* soc : {"Ascend910B1", "Ascend910B3", "Ascend910B4", "Ascend910_93"}) {
+        actgrad_sim::SetSoc(soc);
+        EXPECT_SIM_ERROR(ErrorKind::Launch, "blockDim 51 exceeds the max core num of " + std::string(soc), RunAddKernel(51));
+    }
+}
+
+TEST(AIV_blockDim_beyond_50_outside_ICPU_RUN_KF_on_2201_or_on_other_SoCs) {
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    for (const char* soc : {"Ascend310P", "Ascend950"}) {
+        actgrad_sim::SetSoc(soc);
+        RunAddKernel(51);
+    }
+    actgrad_sim::SetSoc("Ascend910B2");
+    Run("twin_launch_51", 51, [] {});  // the twin's own launcher (the torch ops' path) has no such limit
 }
 
 TEST(blockDim_0) {
