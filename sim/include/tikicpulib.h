@@ -18,12 +18,18 @@ inline KernelMode& CurrentKernelMode() {
 template <typename Kernel, typename... Args>
 void RunKernelFunction(const char* name, Kernel kernel, uint32_t blockDim, Args... args) {
     const SocProfile& soc = CurrentSoc();
-    if (soc.npuArch != 2002 && CurrentKernelMode() != KernelMode::AIV_MODE) {
+    auto reject = [&](const auto&... why) {
         std::ostringstream os;
-        os << "[actgrad-sim] kernel '" << name << "' on " << soc.name << ": the twin runs vector kernels only; call "
-           << "AscendC::SetKernelMode(KernelMode::AIV_MODE) before ICPU_RUN_KF (" << ErrorKindName(ErrorKind::Launch) << ")";
+        os << "[actgrad-sim] kernel '" << name << "' on " << soc.name << ": ";
+        (os << ... << why);
+        os << " (" << ErrorKindName(ErrorKind::Launch) << ")";
         throw SimError(ErrorKind::Launch, os.str());
-    }
+    };
+    if (soc.npuArch != 2002 && CurrentKernelMode() != KernelMode::AIV_MODE)
+        reject("the twin runs vector kernels only; call AscendC::SetKernelMode(KernelMode::AIV_MODE) before ICPU_RUN_KF");
+    if (soc.cpuDebugAivBlocks != 0 && blockDim > soc.cpuDebugAivBlocks)
+        reject("blockDim ", blockDim, " exceeds the max core num of ", soc.name, ": the vendor's CPU-debug launcher "
+               "(ICPU_RUN_KF) takes at most ", soc.cpuDebugAivBlocks, " blocks for an AIV kernel");
     Launch(name, kernel, blockDim, LaunchOptions{}, args...);
 }
 

@@ -44,6 +44,17 @@ GlobalTensor<float> GmView(uint64_t size = 4096, uint64_t offset = 0) {
     return g;
 }
 
+// add_custom through ICPU_RUN_KF on `blocks` blocks of 8 floats each; checks z = x + 1 if the launch returns.
+void RunAddKernel(uint32_t blocks) {
+    const uint32_t n = blocks * 8;
+    Gm<float> x(n), y(n), z(n);
+    Gm<AddTiling> t(1);
+    for (uint32_t i = 0; i < n; ++i) x[i] = float(i), y[i] = 1.0f;
+    t[0] = AddTiling{n, 8};
+    ICPU_RUN_KF(add_custom, blocks, x.addr(), y.addr(), z.addr(), GM_ADDR(nullptr), t.addr());
+    for (uint32_t i = 0; i < n; ++i) CHECK_EQ(z[i], float(i) + 1.0f);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------- UB
@@ -147,6 +158,21 @@ TEST(FreeTensor_of_enqueued_buffer) {
         q.FreeTensor(t);
     }));
     ExpectWhere("free_enqueued", 0, 1, "TQue::FreeTensor");
+}
+
+TEST(EnQue_of_already_enqueued_buffer) {
+    EXPECT_SIM_ERROR(ErrorKind::QueueProtocol, "is ENQUE, expected OCCUPIED or DEQUE", Run("enque_twice", 2, [] {
+        TPipe pipe;
+        TQue<TPosition::VECOUT, 2> q;  // depth 2, so the depth check cannot be what rejects it
+        pipe.InitBuffer(q, 1, 256);
+        auto t = q.AllocTensor<float>();
+        AscendC::Duplicate(t, 1.0f, 64);
+        q.EnQue(t);
+        if (Is(1)) q.EnQue(t);
+        auto u = q.DeQue<float>();
+        q.FreeTensor(u);
+    }));
+    ExpectWhere("enque_twice", 1, 2, "TQue::EnQue");
 }
 
 TEST(EnQue_of_foreign_tensor) {
@@ -282,6 +308,37 @@ TEST(Vector_op_on_enqueued_not_dequeued_buffer) {
     ExpectWhere("vec_on_enqueued", 0, 1, "Adds");
 }
 
+TEST(DataCopy_out_of_enqueued_not_dequeued_buffer) {
+    Gm<float> out(64);
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is enqueued: DeQue it before copying it out", Run("copy_out_enqueued", 1, [&] {
+        TPipe pipe;
+        OutQ o;
+        pipe.InitBuffer(o, 1, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data(), 64);
+        auto z = o.AllocTensor<float>();
+        AscendC::Duplicate(z, 3.0f, 64);
+        o.EnQue(z);
+        AscendC::DataCopy(g, z, 64);  // DeQue forgotten
+    }));
+    ExpectWhere("copy_out_enqueued", 0, 1, "DataCopy(UB->GM)");
+    // enqueued again after a DeQue: the data is synchronised, only the queue state says the copy-out is wrong
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is enqueued: DeQue it before copying it out", Run("copy_out_reenqueued", 1, [&] {
+        TPipe pipe;
+        OutQ o;
+        pipe.InitBuffer(o, 1, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data(), 64);
+        auto z = o.AllocTensor<float>();
+        AscendC::Duplicate(z, 3.0f, 64);
+        o.EnQue(z);
+        z = o.DeQue<float>();
+        o.EnQue(z);
+        AscendC::DataCopy(g, z, 64);
+    }));
+    ExpectWhere("copy_out_reenqueued", 0, 1, "DataCopy(UB->GM)");
+}
+
 TEST(DataCopy_into_DEQUE_VECIN_buffer) {
     EXPECT_SIM_ERROR(ErrorKind::QueueProtocol, "is DEQUE", Run("copy_into_deque", 2, [] {
         TPipe pipe;
@@ -350,6 +407,70 @@ TEST(Missing_MTE3_to_MTE2_sync_on_TBuf_reuse_is_detected) {
             AscendC::DataCopy(go[64 * tile], t, 64);
         }
     }));
+}
+
+TEST(Vector_write_to_TBuf_being_copied_out_without_MTE3_V_sync) {
+    Gm<float> out(128);
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is still being copied out", Run("missing_mte3_v", 2, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        auto t = b.Get<float>();
+        AscendC::Duplicate(t, 1.0f, 64);
+        AscendC::SetFlag<HardEvent::V_MTE3>(0);
+        AscendC::WaitFlag<HardEvent::V_MTE3>(0);
+        AscendC::DataCopy(g, t, 64);
+        if (!Is(1)) {
+            AscendC::SetFlag<HardEvent::MTE3_V>(0);
+            AscendC::WaitFlag<HardEvent::MTE3_V>(0);
+        }
+        AscendC::Duplicate(t, 2.0f, 64);  // block 1: overwrites t while MTE3 may still read it
+    }));
+    ExpectWhere("missing_mte3_v", 1, 2, "Duplicate");
+    CHECK_CONTAINS(th::LastError(), "MTE3 -> V flag");
+}
+
+TEST(DataCopy_refills_TBuf_read_by_vector_without_V_MTE2_sync) {
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "V -> MTE2 synchronisation is missing", Run("missing_v_mte2", 2, [] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 512);
+        auto x = b.Get<float>(64);
+        auto y = b.GetWithOffset<float>(64, 256);
+        for (int tile = 0; tile < 2; ++tile) {
+            AscendC::DataCopy(x, GmView(64, 64 * tile), 64);  // block 1, tile 1: Muls may still be reading x
+            AscendC::SetFlag<HardEvent::MTE2_V>(0);
+            AscendC::WaitFlag<HardEvent::MTE2_V>(0);
+            AscendC::Muls(y, x, 2.0f, 64);
+            if (!Is(1)) {
+                AscendC::SetFlag<HardEvent::V_MTE2>(0);
+                AscendC::WaitFlag<HardEvent::V_MTE2>(0);
+            }
+        }
+    }));
+    ExpectWhere("missing_v_mte2", 1, 2, "DataCopy(GM->UB)");
+}
+
+TEST(DataCopy_out_of_TBuf_filled_by_DataCopy_without_MTE2_MTE3_sync) {
+    Gm<float> out(128);
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is copied out without EnQue/DeQue or an MTE2 -> MTE3 flag",
+                     Run("missing_mte2_mte3", 2, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        auto t = b.Get<float>();
+        AscendC::DataCopy(t, GmView(64, 64 * AscendC::GetBlockIdx()), 64);
+        if (!Is(1)) {
+            AscendC::SetFlag<HardEvent::MTE2_MTE3>(0);
+            AscendC::WaitFlag<HardEvent::MTE2_MTE3>(0);
+        }
+        AscendC::DataCopy(g, t, 64);  // block 1: MTE3 may read t before MTE2 has filled it
+    }));
+    ExpectWhere("missing_mte2_mte3", 1, 2, "DataCopy(UB->GM)");
 }
 
 // ---------------------------------------------------------------------------------------------- alignment
@@ -810,6 +931,28 @@ TEST(ICPU_RUN_KF_without_SetKernelMode_AIV) {
                      ICPU_RUN_KF(add_custom, 2, (GM_ADDR)x, (GM_ADDR)x, (GM_ADDR)x, (GM_ADDR) nullptr, (GM_ADDR)t));
     AscendC::GmFree(x);
     AscendC::GmFree(t);
+}
+
+TEST(ICPU_RUN_KF_AIV_blockDim_beyond_50_on_2201) {
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    RunAddKernel(50);
+    EXPECT_SIM_ERROR(ErrorKind::Launch, "blockDim 51 exceeds the max core num of Ascend910B2", RunAddKernel(51));
+    ExpectWhere("add_custom", -1, 51, "");
+    CHECK_CONTAINS(th::LastError(), "at most 50 blocks for an AIV kernel");
+    for (const char* soc : {"Ascend910B1", "Ascend910B3", "Ascend910B4", "Ascend910_93"}) {
+        actgrad_sim::SetSoc(soc);
+        EXPECT_SIM_ERROR(ErrorKind::Launch, "blockDim 51 exceeds the max core num of " + std::string(soc), RunAddKernel(51));
+    }
+}
+
+TEST(AIV_blockDim_beyond_50_outside_ICPU_RUN_KF_on_2201_or_on_other_SoCs) {
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    for (const char* soc : {"Ascend310P", "Ascend950"}) {
+        actgrad_sim::SetSoc(soc);
+        RunAddKernel(51);
+    }
+    actgrad_sim::SetSoc("Ascend910B2");
+    Run("twin_launch_51", 51, [] {});  // the twin's own launcher (the torch ops' path) has no such limit
 }
 
 TEST(blockDim_0) {

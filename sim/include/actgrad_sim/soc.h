@@ -19,19 +19,21 @@ struct SocProfile {
     bool bf16Storage;        // bf16 DataCopy/Cast/Duplicate
     bool bf16Math;           // bf16 arithmetic/compare/select
     bool saturationDefault;  // half/bf16 results saturate (inf -> max, NaN -> 0) until SetSaturationFlag
-    uint32_t maxAivBlocks;   // largest blockDim the vendor launcher accepts for AIV kernels (0 = not checked)
+    uint32_t maxAivBlocks;   // largest blockDim of any launch (numBlocks range of <<<>>>, ascendc-api.md §1.1)
+    uint32_t cpuDebugAivBlocks;  // largest blockDim ICPU_RUN_KF accepts for an AIV kernel (0 = no limit)
 };
 
 inline const std::vector<SocProfile>& SocProfiles() {
     static const std::vector<SocProfile> profiles = {
-        {"Ascend910B1", 2201, 48, 196608, 8192, 8, true, true, false, true, 65535},
-        {"Ascend910B2", 2201, 48, 196608, 8192, 8, true, true, false, true, 65535},
-        {"Ascend910B3", 2201, 40, 196608, 8192, 8, true, true, false, true, 65535},
-        {"Ascend910B4", 2201, 40, 196608, 8192, 8, true, true, false, true, 65535},
-        {"Ascend910_93", 2201, 48, 196608, 8192, 8, true, true, false, true, 65535},
+        // 2201: the vendor's CPU-debug launcher aborts AIV launches beyond 50 blocks (ascendc-api.md §15.1)
+        {"Ascend910B1", 2201, 48, 196608, 8192, 8, true, true, false, true, 65535, 50},
+        {"Ascend910B2", 2201, 48, 196608, 8192, 8, true, true, false, true, 65535, 50},
+        {"Ascend910B3", 2201, 40, 196608, 8192, 8, true, true, false, true, 65535, 50},
+        {"Ascend910B4", 2201, 40, 196608, 8192, 8, true, true, false, true, 65535, 50},
+        {"Ascend910_93", 2201, 48, 196608, 8192, 8, true, true, false, true, 65535, 50},
         // 310P3: coupled architecture, 8 AI cores; UB 256 KiB with the top 8 KiB kept by the toolchain
-        {"Ascend310P", 2002, 8, 253952, 0, 8, false, false, false, false, 65535},
-        {"Ascend950", 3510, 72, 253952, 0, 8, true, true, true, false, 65535},
+        {"Ascend310P", 2002, 8, 253952, 0, 8, false, false, false, false, 65535, 0},
+        {"Ascend950", 3510, 72, 253952, 0, 8, true, true, true, false, 65535, 0},
     };
     return profiles;
 }
