@@ -218,6 +218,11 @@ def _nan_policy(out, *inputs):
     return np.where(bad, np.array(np.nan, dtype=out.dtype), out).astype(out.dtype)
 
 
+def _zero_where_derivative_is_zero(out, g, zero):
+    """Select semantics (contract A.2): where the f32 derivative is exactly 0, an infinite grad gives 0, not inf*0."""
+    return np.where(zero & np.isinf(g), np.array(0, dtype=out.dtype), out).astype(out.dtype)
+
+
 @quiet
 def band_f32(x, g, lo32, hi32):
     x = np.asarray(x, np.float32)
@@ -277,8 +282,26 @@ def elu_backward_f32(src_or_dst, diff_dst, alpha, use_dst=True, scale=1.0, input
             neg = (g * negiptcoef) * (x + negcoef)
         else:
             neg = ((g * negiptcoef) * negcoef) * np.exp(x * negiptcoef)
-    out = np.where(x > 0, pos, neg).astype(np.float32)
+        # a finite grad whose f32 coefficient overflowed meets the zero derivative as inf too
+        zero = elu_derivative_is_zero(x, alpha, use_dst, scale, input_scale) & ~np.isnan(g)
+    out = np.where(zero, np.float32(0), np.where(x > 0, pos, neg)).astype(np.float32)
     return _nan_policy(out, x, g)
+
+
+@quiet
+def elu_derivative_is_zero(x, alpha, use_dst, scale, input_scale):
+    """Where the f32 derivative of ELU's branch is exactly 0: an x factor (x + alpha*scale, or exp(x*input_scale)
+    rounded to f32) that is 0, or a zero coefficient times a factor that is not NaN (-inf*0 is)."""
+    negcoef, poscoef, negiptcoef = elu_coefs_f32(alpha, scale, input_scale)
+    x = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        if use_dst:
+            x_factor = x + np.float64(negcoef)  # exact for f32 operands as far as == 0 is concerned
+            neg_zero = negiptcoef == 0
+        else:
+            x_factor = np.exp(x * np.float64(negiptcoef)).astype(np.float32)
+            neg_zero = negiptcoef == 0 or negcoef == 0
+    return np.where(x > 0, poscoef == 0, (neg_zero & ~np.isnan(x_factor)) | (x_factor == 0))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -322,6 +345,7 @@ def elu_backward_f64(src_or_dst, diff_dst, alpha, use_dst=True, scale=1.0, input
         else:
             neg = g * negiptcoef * negcoef * np.exp(x * negiptcoef)
     out = np.where(x > 0, pos, neg)
+    out = _zero_where_derivative_is_zero(out, g, elu_derivative_is_zero(x, alpha, use_dst, scale, input_scale))
     return _nan_policy(out, x, g)
 
 
@@ -342,8 +366,9 @@ def soft_plus_backward_f64(src, diff_dst, beta=1.0, threshold=math.inf):
     with np.errstate(all="ignore"):
         bx32 = _f32(beta) * x.astype(np.float32)
         passes = bx32 > _f32(threshold)
-        val = g * sigmoid_f64(np.float64(_f32(beta)) * x)
-    out = np.where(passes, g, val)
+        sigmoid = sigmoid_f64(np.float64(_f32(beta)) * x)
+        val = g * sigmoid
+    out = np.where(passes, g, _zero_where_derivative_is_zero(val, g, sigmoid.astype(np.float32) == 0))
     return _nan_policy(out, x, g)
 
 

@@ -68,17 +68,7 @@ def _sample(op, attrs, dtype):
 def test_attribute_sweep(op, attrs, dtype):
     saved, grad = _sample(op, attrs, dtype)
     got = H.call(op, saved, grad, **attrs)
-    a = H.full_attrs(op, attrs)
-    x, g = R.exact(saved), R.exact(grad)
-    ref64 = R.reference_f64(op, x, g, **a)
-    keep = np.ones(x.shape, bool)
-    if op in ("elu_backward", "soft_plus_backward"):
-        amb = np.isinf(g) & ~np.isnan(x) & np.isnan(ref64)  # inf * exactly-zero derivative: 0 or NaN accepted
-        gv = R.exact(got)
-        assert np.all((gv[amb] == 0) | np.isnan(gv[amb]))
-        keep = ~amb
-    keep = torch.from_numpy(keep)
-    H.check_op(op, got[keep], saved[keep], grad[keep], attrs, f"{op} {attrs}")
+    H.check_op(op, got, saved, grad, attrs, f"{op} {attrs}")
 
 
 @pytest.mark.parametrize("dtype", DT)

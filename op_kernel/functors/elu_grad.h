@@ -7,11 +7,12 @@
 // rounding.
 //
 // NaN policy: a NaN saved value takes the negative branch (x > 0 is false), which carries it into the result; a NaN
-// grad makes both branches NaN.
+// grad makes both branches NaN. An infinite grad where a branch's derivative is exactly 0 gives 0.
 #pragma once
 #include "exp_of_product.h"
 #include "scratch.h"
 #include "tile_operands.h"
+#include "zero_derivative.h"
 
 namespace actgrad {
 
@@ -57,6 +58,9 @@ struct EluGrad {
             negFactor = neg;
         }
         AscendC::Mul(neg, negFactor, xFactor, m);
+        const bool negCoefficientIsZero = negiptcoef == 0.0f || (!useDst && negcoef == 0.0f);
+        const AscendC::LocalTensor<uint8_t>& gradIsNan = s.mask[2];
+        ZeroWhereDerivativeIsZero(neg, xFactor, negCoefficientIsZero, t.gradF, s.mask[1], gradIsNan, lanes);
         if constexpr (kIsWidened<T>) {
             if (poscoef == 1.0f) {
                 // the positive branch is grad itself: narrow the negative branch only and select on the storage type
@@ -70,6 +74,8 @@ struct EluGrad {
         if (poscoef != 1.0f) {
             AscendC::Muls(t.outF, t.gradF, poscoef, m);
             pos = t.outF;
+            // scale 0: grad*0 is NaN for an infinite grad, 0 is the derivative's answer
+            if (poscoef == 0.0f) AscendC::Select(pos, gradIsNan, pos, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
         }
         AscendC::Select(t.outF, positive, pos, neg, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
         NarrowOut(t, n);

@@ -11,7 +11,7 @@ struct FunctorNeeds {
 };
 
 constexpr FunctorNeeds kBandGradNeeds{0, 3};
-constexpr FunctorNeeds kEluGradNeeds{2, 2};
+constexpr FunctorNeeds kEluGradNeeds{2, 3};
 constexpr FunctorNeeds kSoftplusGradNeeds{2, 3};
 
 }  // namespace actgrad

@@ -1,11 +1,13 @@
 // Softplus backward: grad where beta*x > threshold, else grad*sigmoid(beta*x), with sigmoid in the stable form
-// e/(1+e) (x < 0) or 1/(1+e) (x >= 0), e = exp(-|beta*x|), so neither tail overflows. NaN propagates by itself.
+// e/(1+e) (x < 0) or 1/(1+e) (x >= 0), e = exp(-|beta*x|), so neither tail overflows. NaN propagates by itself; an
+// infinite grad where the sigmoid is 0 gives 0.
 // params: [0] beta, [1] threshold, [2..4] -|beta| split for ExpOfProduct (hi, lo, xScale), so exp(-|beta*x|)
 // does not inherit the product's rounding.
 #pragma once
 #include "exp_of_product.h"
 #include "scratch.h"
 #include "tile_operands.h"
+#include "zero_derivative.h"
 
 namespace actgrad {
 
@@ -39,6 +41,7 @@ struct SoftplusGrad {
         AscendC::Select(e, s.mask[0], e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
         AscendC::Div(e, e, t.outF, m);
         AscendC::Mul(t.outF, t.gradF, e, m);
+        ZeroWhereDerivativeIsZero(t.outF, e, false, t.gradF, s.mask[0], s.mask[2], lanes);  // sigmoid underflowed to 0
         AscendC::Select(t.outF, s.mask[1], t.gradF, t.outF, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
         NarrowOut(t, n);
     }

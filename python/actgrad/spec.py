@@ -124,7 +124,8 @@ OPS: tuple[OpSpec, ...] = (
         aclnn="aclnnEluBackward",
         divergences="x = 0 takes the negative branch (as ATen and oneDNN). NaN gives NaN (ATen scalar path: grad*scale). "
                     "exp(x*input_scale) does not inherit the rounding of the f32 product x*input_scale (ATen's f32 "
-                    "kernel does: up to about |x*input_scale| ulp).",
+                    "kernel does: up to about |x*input_scale| ulp). An infinite diff_dst where the f32 derivative is "
+                    "exactly 0 (x + alpha*scale = 0, exp underflowed, a zero coefficient) gives 0 (ATen, oneDNN: NaN).",
     ),
     OpSpec(
         op_type="SoftPlusBackward",
@@ -141,7 +142,8 @@ OPS: tuple[OpSpec, ...] = (
         divergences="Default threshold is +inf (oneDNN has none; ATen's softplus uses 20). sigmoid is evaluated in "
                     "the stable form, so far-negative inputs give the f32 value (oneDNN: exact 0 below -88.72). "
                     "sigmoid(beta*src) does not inherit the rounding of the f32 product beta*src (ATen's and oneDNN's "
-                    "f32 kernels do: up to about |beta*src| ulp).",
+                    "f32 kernels do: up to about |beta*src| ulp). An infinite diff_dst where the f32 sigmoid is 0 gives 0 "
+                    "(ATen, oneDNN: NaN).",
     ),
 )
 
