@@ -1200,6 +1200,62 @@ TEST(Sync_tracker_is_transitive_MTE2_V_MTE3) {
     });
 }
 
+TEST(Copy_out_of_VECIN_buffer_ordered_after_the_copy_in) {
+    // a VECIN DeQue orders MTE2 -> V only; MTE3 is ordered after the copy-in by an MTE2 -> MTE3 flag, or
+    // through the vector pipe: a vector access that waited for MTE2, then a V -> MTE3 flag
+    std::vector<float> v(64);
+    for (int i = 0; i < 64; ++i) v[i] = float(i);
+    Gm<float> in(v), out(3 * 64);
+    for (int variant = 0; variant < 3; ++variant) {
+        RunBlock("vecin_copy_out", [&] {
+            AscendC::TPipe pipe;
+            AscendC::TQue<TPosition::VECIN, 1> qi;
+            AscendC::TQue<TPosition::VECOUT, 1> qo;
+            pipe.InitBuffer(qi, 1, 256);
+            pipe.InitBuffer(qo, 1, 256);
+            GlobalTensor<float> gi, go;
+            gi.SetGlobalBuffer(in.data(), 64);
+            go.SetGlobalBuffer(out.data() + 64 * variant, 64);
+            auto x = qi.AllocTensor<float>();
+            AscendC::DataCopy(x, gi, 64);
+            qi.EnQue(x);
+            x = qi.DeQue<float>();
+            auto y = qo.AllocTensor<float>();
+            if (variant > 0) AscendC::Muls(y, x, 2.0f, 64);  // the vector unit reads x after the hidden MTE2 -> V wait
+            if (variant == 2) {
+                AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(0);
+                AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(0);
+            } else {
+                AscendC::SetFlag<AscendC::HardEvent::MTE2_MTE3>(0);
+                AscendC::WaitFlag<AscendC::HardEvent::MTE2_MTE3>(0);
+            }
+            AscendC::DataCopy(go, x, 64);
+            qo.FreeTensor(y);
+            qi.FreeTensor(x);
+        });
+    }
+    for (int i = 0; i < 3 * 64; ++i) CHECK_EQ(out[i], float(i % 64));
+    // a VECOUT buffer filled by DataCopy: its DeQue's V -> MTE3 wait covers the vector op that waited for MTE2
+    RunBlock("vecout_copy_through", [&] {
+        AscendC::TPipe pipe;
+        AscendC::TQue<TPosition::VECOUT, 1> qo;
+        pipe.InitBuffer(qo, 1, 256);
+        GlobalTensor<float> gi, go;
+        gi.SetGlobalBuffer(in.data(), 64);
+        go.SetGlobalBuffer(out.data(), 64);
+        auto y = qo.AllocTensor<float>();
+        AscendC::DataCopy(y, gi, 64);
+        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(0);
+        AscendC::Adds(y, y, 1.0f, 64);
+        qo.EnQue(y);
+        y = qo.DeQue<float>();
+        AscendC::DataCopy(go, y, 64);
+        qo.FreeTensor(y);
+    });
+    for (int i = 0; i < 64; ++i) CHECK_EQ(out[i], float(i) + 1.0f);
+}
+
 TEST(Tiling_macros_and_kernel_task_type) {
     struct Tiling {
         uint32_t a;

@@ -455,7 +455,7 @@ TEST(DataCopy_refills_TBuf_read_by_vector_without_V_MTE2_sync) {
 
 TEST(DataCopy_out_of_TBuf_filled_by_DataCopy_without_MTE2_MTE3_sync) {
     Gm<float> out(128);
-    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is copied out without EnQue/DeQue or an MTE2 -> MTE3 flag",
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is copied out without an MTE2 -> MTE3 synchronisation",
                      Run("missing_mte2_mte3", 2, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
@@ -471,6 +471,57 @@ TEST(DataCopy_out_of_TBuf_filled_by_DataCopy_without_MTE2_MTE3_sync) {
         AscendC::DataCopy(g, t, 64);  // block 1: MTE3 may read t before MTE2 has filled it
     }));
     ExpectWhere("missing_mte2_mte3", 1, 2, "DataCopy(UB->GM)");
+}
+
+TEST(DataCopy_out_of_VECIN_buffer_after_DeQue_without_MTE2_MTE3_sync) {
+    // the hidden sync of a VECIN DeQue is MTE2 -> V: MTE3 is not ordered after the copy-in (copy-through needs
+    // an MTE2 -> MTE3 flag, or the vendor's TQueBind<VECIN, VECOUT>)
+    Gm<float> out(128);
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is copied out without an MTE2 -> MTE3 synchronisation",
+                     Run("vecin_copy_out", 2, [&] {
+        TPipe pipe;
+        InQ q;
+        pipe.InitBuffer(q, 1, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        auto x = q.AllocTensor<float>();
+        AscendC::DataCopy(x, GmView(64, 64 * AscendC::GetBlockIdx()), 64);
+        q.EnQue(x);
+        x = q.DeQue<float>();
+        if (!Is(1)) {
+            AscendC::SetFlag<HardEvent::MTE2_MTE3>(0);
+            AscendC::WaitFlag<HardEvent::MTE2_MTE3>(0);
+        }
+        AscendC::DataCopy(g, x, 64);  // block 1: MTE3 may read x before MTE2 has filled it
+        q.FreeTensor(x);
+    }));
+    ExpectWhere("vecin_copy_out", 1, 2, "DataCopy(UB->GM)");
+    CHECK_CONTAINS(th::LastError(), "VECIN buffer at UB offset 0");
+    // a vector read after the DeQue orders MTE3 after the copy-in only with a V -> MTE3 sync behind it
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is copied out without an MTE2 -> MTE3 synchronisation",
+                     Run("vecin_read_copy_out", 2, [&] {
+        TPipe pipe;
+        InQ q;
+        OutQ o;
+        pipe.InitBuffer(q, 1, 256);
+        pipe.InitBuffer(o, 1, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        auto x = q.AllocTensor<float>();
+        AscendC::DataCopy(x, GmView(64, 64 * AscendC::GetBlockIdx()), 64);
+        q.EnQue(x);
+        x = q.DeQue<float>();
+        auto y = o.AllocTensor<float>();
+        AscendC::Muls(y, x, 2.0f, 64);
+        if (!Is(1)) {
+            AscendC::SetFlag<HardEvent::V_MTE3>(0);
+            AscendC::WaitFlag<HardEvent::V_MTE3>(0);
+        }
+        AscendC::DataCopy(g, x, 64);
+        o.FreeTensor(y);
+        q.FreeTensor(x);
+    }));
+    ExpectWhere("vecin_read_copy_out", 1, 2, "DataCopy(UB->GM)");
 }
 
 // ---------------------------------------------------------------------------------------------- alignment

@@ -1,6 +1,7 @@
 // The per-call checks every UB operand goes through, and the pipe-ownership tracker behind the sync checks:
 // a vector instruction may not touch data a DataCopy wrote until a DeQue (or WaitFlag<MTE2_V>) made it visible,
-// and a DataCopy to GM may not read what a vector instruction wrote until a DeQue (or WaitFlag<V_MTE3>).
+// a DataCopy to GM may not read what a vector instruction wrote until a DeQue (or WaitFlag<V_MTE3>), nor what a
+// DataCopy from GM wrote until an MTE2 -> MTE3 ordering (direct, or through the vector pipe).
 #pragma once
 #include "pipe.h"
 
@@ -43,8 +44,8 @@ void CheckVectorOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const 
         Fail(ErrorKind::MissingSync, api, name, " (UB offset ", r->offset, ") is still being copied out: a vector "
              "write needs FreeTensor/AllocTensor or an MTE3 -> V flag first");
     const uint64_t seq = ctx.NextSeq();
-    // data the vector unit received from MTE2 reaches MTE3 only through a later V -> MTE3 sync
-    if (access != Access::Read || r->mte2Write != 0) r->vWrite = seq;
+    if (access != Access::Read) r->vWrite = seq;
+    if (r->mte2Out != 0 && r->mte2SeenByV == 0) r->mte2SeenByV = seq;
     r->mte2Write = 0;
     r->vAccess = seq;
 }
@@ -64,7 +65,8 @@ void CheckDmaDestination(const AscendC::LocalTensor<T>& t, uint64_t bytes, const
     if (r->vAccess > ctx.synced[int(AscendC::HardEvent::V_MTE2)])
         Fail(ErrorKind::MissingSync, api, "dst buffer at UB offset ", r->offset, " is refilled while the vector unit may "
              "still use it: the V -> MTE2 synchronisation is missing");
-    r->mte2Write = ctx.NextSeq();
+    r->mte2Write = r->mte2Out = ctx.NextSeq();
+    r->mte2SeenByV = 0;
 }
 
 // A DataCopy out of UB (pipe MTE3) reads `t`.
@@ -79,9 +81,12 @@ void CheckDmaSource(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char
         Fail(ErrorKind::MissingSync, api, "src (", PositionName(r->pos), " buffer at UB offset ", r->offset,
              ") was written by a vector instruction and not yet EnQue'd/DeQue'd: the V -> MTE3 synchronisation is "
              "missing, on the NPU the copy races the vector unit");
-    if (r->mte2Write > ctx.synced[int(AscendC::HardEvent::MTE2_MTE3)])
-        Fail(ErrorKind::MissingSync, api, "src buffer at UB offset ", r->offset,
-             " was filled by DataCopy and is copied out without EnQue/DeQue or an MTE2 -> MTE3 flag");
+    // MTE3 waited for MTE2 directly, or for a vector access that itself waited for MTE2
+    const bool viaVector = r->mte2SeenByV != 0 && r->mte2SeenByV <= ctx.synced[int(AscendC::HardEvent::V_MTE3)];
+    if (r->mte2Out > ctx.synced[int(AscendC::HardEvent::MTE2_MTE3)] && !viaVector)
+        Fail(ErrorKind::MissingSync, api, "src (", PositionName(r->pos), " buffer at UB offset ", r->offset,
+             ") was filled by DataCopy and is copied out without an MTE2 -> MTE3 synchronisation (a VECIN DeQue "
+             "orders MTE2 -> V only), on the NPU the copy may read stale UB");
     r->mte3Read = ctx.NextSeq();
 }
 

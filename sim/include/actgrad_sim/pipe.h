@@ -1,6 +1,6 @@
 // TPipe, TQue and TBuf: sequential UB carving and the FREE -> OCCUPIED -> ENQUE -> DEQUE -> FREE buffer machine.
-// EnQue/DeQue stand for the hidden SetFlag/WaitFlag pair of the queue's pipes, so DeQue is what makes data
-// moved by one pipe visible to the next one in the sync tracker.
+// EnQue/DeQue stand for the hidden SetFlag/WaitFlag pair of the queue's pipes (VECIN: MTE2 -> V, VECOUT: V -> MTE3),
+// so DeQue is what makes data moved by one pipe visible to the next one in the sync tracker.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -104,7 +104,7 @@ public:
             if (r->state != actgrad_sim::BufState::FREE) continue;
             cursor_ = (cursor_ + probe + 1) % num_;
             r->state = actgrad_sim::BufState::OCCUPIED;
-            r->mte2Write = r->vWrite = r->vAccess = r->mte3Read = 0;
+            r->mte2Write = r->mte2Out = r->mte2SeenByV = r->vWrite = r->vAccess = r->mte3Read = 0;
             LocalTensor<T> t;
             t.Bind(reinterpret_cast<PrimT<T>*>(actgrad_sim::tlBlock->ub + r->offset), r->length, r, r->generation);
             return t;
@@ -146,8 +146,14 @@ public:
         count_--;
         actgrad_sim::tlBlock->queueEventsInFlight[int(actgrad_sim::QueueEvent(pos))]--;
         r->state = actgrad_sim::BufState::DEQUE;
-        // the hidden WaitFlag: what the producer pipe wrote is now visible to the consumer
-        if (pos == TPosition::VECIN) r->mte2Write = 0; else r->vWrite = 0;
+        // the hidden WaitFlag orders one pipe pair only: VECIN MTE2 -> V (MTE3 still needs its own MTE2 -> MTE3
+        // sync), VECOUT V -> MTE3 (which also covers DataCopy'd data a vector access waited for)
+        if (pos == TPosition::VECIN) {
+            r->mte2Write = 0;
+        } else {
+            r->vWrite = 0;
+            if (r->mte2SeenByV != 0) r->mte2Out = 0;
+        }
         LocalTensor<T> t;
         t.Bind(reinterpret_cast<PrimT<T>*>(actgrad_sim::tlBlock->ub + r->offset), r->length, r, r->generation);
         return t;
