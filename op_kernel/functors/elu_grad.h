@@ -58,15 +58,20 @@ struct EluGrad {
             negFactor = neg;
         }
         AscendC::Mul(neg, negFactor, xFactor, m);
+        // lanes whose result stands: the positive branch (scale 0 is handled there) and negative lanes whose
+        // derivative is not exactly 0
         const bool negCoefficientIsZero = negiptcoef == 0.0f || (!useDst && negcoef == 0.0f);
+        const AscendC::LocalTensor<uint8_t>& keep = s.mask[1];
         const AscendC::LocalTensor<uint8_t>& gradIsNan = s.mask[2];
-        ZeroWhereDerivativeIsZero(neg, xFactor, negCoefficientIsZero, t.gradF, s.mask[1], gradIsNan, lanes);
+        MarkNonZeroDerivative(keep, xFactor, negCoefficientIsZero, t.gradF, gradIsNan, lanes);
+        KeepAlso(keep, positive, lanes);
         if constexpr (kIsWidened<T>) {
             if (poscoef == 1.0f) {
                 // the positive branch is grad itself: narrow the negative branch only and select on the storage type
                 AscendC::Cast(t.out, neg, AscendC::RoundMode::CAST_RINT, n);
                 const auto out = SelectView(t.out);
                 AscendC::Select(out, positive, SelectView(t.grad), out, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+                ZeroUnlessKept(t.out, keep, lanes);
                 return;
             }
         }
@@ -79,6 +84,7 @@ struct EluGrad {
         }
         AscendC::Select(t.outF, positive, pos, neg, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
         NarrowOut(t, n);
+        ZeroUnlessKept(t.out, keep, lanes);
     }
 };
 

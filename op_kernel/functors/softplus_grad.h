@@ -41,9 +41,11 @@ struct SoftplusGrad {
         AscendC::Select(e, s.mask[0], e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
         AscendC::Div(e, e, t.outF, m);
         AscendC::Mul(t.outF, t.gradF, e, m);
-        ZeroWhereDerivativeIsZero(t.outF, e, false, t.gradF, s.mask[0], s.mask[2], lanes);  // sigmoid underflowed to 0
+        MarkNonZeroDerivative(s.mask[0], e, false, t.gradF, s.mask[2], lanes);  // the sigmoid may be 0
+        KeepAlso(s.mask[0], s.mask[1], lanes);
         AscendC::Select(t.outF, s.mask[1], t.gradF, t.outF, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
         NarrowOut(t, n);
+        ZeroUnlessKept(t.out, s.mask[0], lanes);
     }
 };
 
