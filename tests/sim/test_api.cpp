@@ -1256,6 +1256,67 @@ TEST(Copy_out_of_VECIN_buffer_ordered_after_the_copy_in) {
     for (int i = 0; i < 64; ++i) CHECK_EQ(out[i], float(i) + 1.0f);
 }
 
+TEST(FreeTensor_AllocTensor_orders_the_reverse_of_the_queue_pipe_pair) {
+    // VECIN: the refill waits for the vector unit (V -> MTE2); VECOUT: the next vector write waits for the copy-out
+    // (MTE3 -> V), and so does anything ordered after that vector write
+    std::vector<float> v(128);
+    for (int i = 0; i < 128; ++i) v[i] = float(i);
+    Gm<float> in(v), out(3 * 64);
+    RunBlock("reverse_pair", [&] {
+        AscendC::TPipe pipe;
+        AscendC::TQue<TPosition::VECIN, 1> qi;
+        AscendC::TQue<TPosition::VECOUT, 1> qo;
+        pipe.InitBuffer(qi, 1, 256);
+        pipe.InitBuffer(qo, 1, 256);
+        GlobalTensor<float> gi, go;
+        gi.SetGlobalBuffer(in.data(), 128);
+        go.SetGlobalBuffer(out.data(), 3 * 64);
+        for (int tile = 0; tile < 2; ++tile) {
+            auto x = qi.AllocTensor<float>();
+            AscendC::DataCopy(x, gi[64 * tile], 64);
+            qi.EnQue(x);
+            x = qi.DeQue<float>();
+            AscendC::Muls(x, x, 2.0f, 64);
+            auto y = qo.AllocTensor<float>();
+            AscendC::Adds(y, x, 1.0f, 64);
+            qo.EnQue(y);
+            qi.FreeTensor(x);
+            y = qo.DeQue<float>();
+            AscendC::DataCopy(go[64 * tile], y, 64);
+            qo.FreeTensor(y);
+        }
+    });
+    for (int i = 0; i < 128; ++i) CHECK_EQ(out[i], 2.0f * i + 1.0f);
+    // a VECOUT buffer copied through, rewritten by the vector unit, then refilled after a V -> MTE2 flag
+    RunBlock("reverse_pair_chain", [&] {
+        AscendC::TPipe pipe;
+        AscendC::TQue<TPosition::VECOUT, 1> qo;
+        pipe.InitBuffer(qo, 1, 256);
+        GlobalTensor<float> gi, go;
+        gi.SetGlobalBuffer(in.data(), 128);
+        go.SetGlobalBuffer(out.data(), 3 * 64);
+        auto y = qo.AllocTensor<float>();
+        AscendC::DataCopy(y, gi, 64);
+        AscendC::SetFlag<AscendC::HardEvent::MTE2_MTE3>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::MTE2_MTE3>(0);
+        AscendC::DataCopy(go[128], y, 64);
+        qo.FreeTensor(y);
+        y = qo.AllocTensor<float>();
+        AscendC::Duplicate(y, 5.0f, 64);
+        AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(0);
+        AscendC::DataCopy(y, gi[64], 64);
+        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(0);
+        AscendC::Adds(y, y, 0.5f, 64);
+        qo.EnQue(y);
+        y = qo.DeQue<float>();
+        AscendC::DataCopy(go[128], y, 64);
+        qo.FreeTensor(y);
+    });
+    for (int i = 0; i < 64; ++i) CHECK_EQ(out[128 + i], float(64 + i) + 0.5f);
+}
+
 TEST(Tiling_macros_and_kernel_task_type) {
     struct Tiling {
         uint32_t a;

@@ -524,6 +524,119 @@ TEST(DataCopy_out_of_VECIN_buffer_after_DeQue_without_MTE2_MTE3_sync) {
     ExpectWhere("vecin_read_copy_out", 1, 2, "DataCopy(UB->GM)");
 }
 
+TEST(DataCopy_refills_VECIN_buffer_after_copy_out_and_FreeTensor_AllocTensor_without_MTE3_MTE2_sync) {
+    // the hidden sync of a VECIN FreeTensor/AllocTensor is V -> MTE2: a refill is not ordered after a copy-out
+    Gm<float> out(128);
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is refilled while MTE3 may still be copying it out",
+                     Run("vecin_refill_after_copy_out", 2, [&] {
+        TPipe pipe;
+        InQ q;
+        pipe.InitBuffer(q, 1, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        for (int tile = 0; tile < 2; ++tile) {
+            auto x = q.AllocTensor<float>();
+            if (tile > 0 && !Is(1)) {
+                AscendC::SetFlag<HardEvent::MTE3_MTE2>(0);
+                AscendC::WaitFlag<HardEvent::MTE3_MTE2>(0);
+            }
+            AscendC::DataCopy(x, GmView(64, 64 * tile), 64);  // block 1, tile 1: MTE3 may still read x
+            q.EnQue(x);
+            x = q.DeQue<float>();
+            AscendC::SetFlag<HardEvent::MTE2_MTE3>(0);
+            AscendC::WaitFlag<HardEvent::MTE2_MTE3>(0);
+            AscendC::DataCopy(g, x, 64);
+            q.FreeTensor(x);
+        }
+    }));
+    ExpectWhere("vecin_refill_after_copy_out", 1, 2, "DataCopy(GM->UB)");
+    CHECK_CONTAINS(th::LastError(), "VECIN buffer at UB offset 0");
+}
+
+TEST(DataCopy_refills_VECOUT_buffer_after_copy_out_and_FreeTensor_AllocTensor_without_MTE3_MTE2_sync) {
+    // the hidden sync of a VECOUT FreeTensor/AllocTensor is MTE3 -> V: MTE2 is not ordered after the copy-out
+    Gm<float> out(128);
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is refilled while MTE3 may still be copying it out",
+                     Run("vecout_refill_after_copy_out", 2, [&] {
+        TPipe pipe;
+        OutQ o;
+        pipe.InitBuffer(o, 1, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        for (int tile = 0; tile < 2; ++tile) {
+            auto y = o.AllocTensor<float>();
+            if (tile == 0) {
+                AscendC::Duplicate(y, 1.0f, 64);
+            } else {
+                if (!Is(1)) {
+                    AscendC::SetFlag<HardEvent::MTE3_MTE2>(0);
+                    AscendC::WaitFlag<HardEvent::MTE3_MTE2>(0);
+                }
+                AscendC::DataCopy(y, GmView(64), 64);  // block 1: MTE3 may still read y
+                AscendC::SetFlag<HardEvent::MTE2_V>(0);
+                AscendC::WaitFlag<HardEvent::MTE2_V>(0);
+                AscendC::Adds(y, y, 1.0f, 64);
+            }
+            o.EnQue(y);
+            y = o.DeQue<float>();
+            AscendC::DataCopy(g, y, 64);
+            o.FreeTensor(y);
+        }
+    }));
+    ExpectWhere("vecout_refill_after_copy_out", 1, 2, "DataCopy(GM->UB)");
+    CHECK_CONTAINS(th::LastError(), "VECOUT buffer at UB offset 0");
+}
+
+TEST(Vector_write_to_VECIN_buffer_after_copy_out_and_FreeTensor_AllocTensor_without_MTE3_V_sync) {
+    // a VECIN FreeTensor/AllocTensor does not order the vector unit after a copy-out of the buffer
+    Gm<float> out(128);
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is still being copied out", Run("vecin_write_after_copy_out", 2, [&] {
+        TPipe pipe;
+        InQ q;
+        pipe.InitBuffer(q, 1, 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        auto x = q.AllocTensor<float>();
+        AscendC::DataCopy(x, GmView(64), 64);
+        q.EnQue(x);
+        x = q.DeQue<float>();
+        AscendC::SetFlag<HardEvent::MTE2_MTE3>(0);
+        AscendC::WaitFlag<HardEvent::MTE2_MTE3>(0);
+        AscendC::DataCopy(g, x, 64);
+        q.FreeTensor(x);
+        x = q.AllocTensor<float>();
+        if (!Is(1)) {
+            AscendC::SetFlag<HardEvent::MTE3_V>(0);
+            AscendC::WaitFlag<HardEvent::MTE3_V>(0);
+        }
+        AscendC::Duplicate(x, 0.0f, 64);  // block 1: overwrites x while MTE3 may still read it
+        q.FreeTensor(x);
+    }));
+    ExpectWhere("vecin_write_after_copy_out", 1, 2, "Duplicate");
+    CHECK_CONTAINS(th::LastError(), "VECIN buffer at UB offset 0");
+}
+
+TEST(DataCopy_refills_VECOUT_buffer_used_by_vector_after_FreeTensor_AllocTensor_without_V_MTE2_sync) {
+    // a VECOUT FreeTensor/AllocTensor orders MTE3 -> V, not V -> MTE2
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "V -> MTE2 synchronisation is missing", Run("vecout_refill_after_vector", 2, [] {
+        TPipe pipe;
+        OutQ o;
+        pipe.InitBuffer(o, 1, 256);
+        auto y = o.AllocTensor<float>();
+        AscendC::Duplicate(y, 1.0f, 64);
+        o.FreeTensor(y);
+        y = o.AllocTensor<float>();
+        if (!Is(1)) {
+            AscendC::SetFlag<HardEvent::V_MTE2>(0);
+            AscendC::WaitFlag<HardEvent::V_MTE2>(0);
+        }
+        AscendC::DataCopy(y, GmView(64), 64);  // block 1: Duplicate may still be writing y
+        o.FreeTensor(y);
+    }));
+    ExpectWhere("vecout_refill_after_vector", 1, 2, "DataCopy(GM->UB)");
+    CHECK_CONTAINS(th::LastError(), "VECOUT buffer at UB offset 0");
+}
+
 // ---------------------------------------------------------------------------------------------- alignment
 
 TEST(DataCopy_count_bytes_not_multiple_of_32) {

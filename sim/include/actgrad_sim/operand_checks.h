@@ -1,7 +1,9 @@
 // The per-call checks every UB operand goes through, and the pipe-ownership tracker behind the sync checks:
 // a vector instruction may not touch data a DataCopy wrote until a DeQue (or WaitFlag<MTE2_V>) made it visible,
 // a DataCopy to GM may not read what a vector instruction wrote until a DeQue (or WaitFlag<V_MTE3>), nor what a
-// DataCopy from GM wrote until an MTE2 -> MTE3 ordering (direct, or through the vector pipe).
+// DataCopy from GM wrote until an MTE2 -> MTE3 ordering (direct, or through the vector pipe); a refill or a vector
+// write must wait for the last copy-out and a refill for the last vector access (FreeTensor/AllocTensor orders
+// one of these pairs, the queue's EnQue pair reversed).
 #pragma once
 #include "pipe.h"
 
@@ -29,6 +31,13 @@ void CheckUbOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char
              " (", t.GetSize(), " elements of ", TypeName<T>(), ")");
 }
 
+// Accesses to `r` up to `seq` (0 = none) are ordered before the later pipe of `e`: by a flag or barrier, or by
+// the buffer's own queue sync.
+inline bool Ordered(const BufferRecord& r, AscendC::HardEvent e, uint64_t seq) {
+    if (seq <= tlBlock->synced[int(e)]) return true;
+    return r.IsQueue() && ((e == QueueEvent(r.pos) && seq <= r.deQued) || (e == FreeEvent(r.pos) && seq <= r.reAllocated));
+}
+
 template <typename T>
 void CheckVectorOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api, const char* name, Access access) {
     CheckUbOperand(t, bytes, api, name);
@@ -36,17 +45,21 @@ void CheckVectorOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const 
     BufferRecord* r = t.Record();
     if (r->IsQueue() && r->state == BufState::ENQUE)
         Fail(ErrorKind::MissingSync, api, name, " (UB offset ", r->offset, ") is enqueued: DeQue it before the vector unit touches it");
-    if (r->mte2Write > ctx.synced[int(AscendC::HardEvent::MTE2_V)])
+    // the vector pipe waited for the last copy-out, which itself was ordered after any earlier copy-in
+    const bool afterCopyOut = r->mte3Read != 0 && Ordered(*r, AscendC::HardEvent::MTE3_V, r->mte3Read);
+    if (!Ordered(*r, AscendC::HardEvent::MTE2_V, r->mte2Write) && !(afterCopyOut && r->mte3Read > r->mte2Write))
         Fail(ErrorKind::MissingSync, api, name, " (", PositionName(r->pos), " buffer at UB offset ", r->offset,
              ") was filled by DataCopy and not yet EnQue'd/DeQue'd: the MTE2 -> V synchronisation is missing, "
              "on the NPU the vector unit races the copy");
-    if (access != Access::Read && r->mte3Read > ctx.synced[int(AscendC::HardEvent::MTE3_V)])
-        Fail(ErrorKind::MissingSync, api, name, " (UB offset ", r->offset, ") is still being copied out: a vector "
-             "write needs FreeTensor/AllocTensor or an MTE3 -> V flag first");
+    if (access != Access::Read && r->mte3Read != 0 && !afterCopyOut)
+        Fail(ErrorKind::MissingSync, api, name, " (", PositionName(r->pos), " buffer at UB offset ", r->offset,
+             ") is still being copied out: a vector write needs an MTE3 -> V flag or a VECOUT FreeTensor/AllocTensor "
+             "first");
     const uint64_t seq = ctx.NextSeq();
     if (access != Access::Read) r->vWrite = seq;
     if (r->mte2Out != 0 && r->mte2SeenByV == 0) r->mte2SeenByV = seq;
     r->mte2Write = 0;
+    if (afterCopyOut) r->mte3Read = 0;  // a refill must wait for this access, so for the copy-out too
     r->vAccess = seq;
 }
 
@@ -59,14 +72,16 @@ void CheckDmaDestination(const AscendC::LocalTensor<T>& t, uint64_t bytes, const
     if (r->IsQueue() && r->state != BufState::OCCUPIED)
         Fail(ErrorKind::QueueProtocol, api, "dst buffer at UB offset ", r->offset, " is ", BufStateName(r->state),
              ": copy into a tensor fresh from AllocTensor, before EnQue");
-    if (r->mte3Read > ctx.synced[int(AscendC::HardEvent::MTE3_MTE2)])
-        Fail(ErrorKind::MissingSync, api, "dst buffer at UB offset ", r->offset, " is refilled while MTE3 may still be "
-             "copying it out: the MTE3 -> MTE2 synchronisation is missing");
-    if (r->vAccess > ctx.synced[int(AscendC::HardEvent::V_MTE2)])
-        Fail(ErrorKind::MissingSync, api, "dst buffer at UB offset ", r->offset, " is refilled while the vector unit may "
-             "still use it: the V -> MTE2 synchronisation is missing");
+    if (!Ordered(*r, AscendC::HardEvent::MTE3_MTE2, r->mte3Read))
+        Fail(ErrorKind::MissingSync, api, "dst (", PositionName(r->pos), " buffer at UB offset ", r->offset,
+             ") is refilled while MTE3 may still be copying it out: the MTE3 -> MTE2 synchronisation is missing (a "
+             "FreeTensor/AllocTensor orders V -> MTE2 for VECIN, MTE3 -> V for VECOUT)");
+    if (!Ordered(*r, AscendC::HardEvent::V_MTE2, r->vAccess))
+        Fail(ErrorKind::MissingSync, api, "dst (", PositionName(r->pos), " buffer at UB offset ", r->offset,
+             ") is refilled while the vector unit may still use it: the V -> MTE2 synchronisation is missing");
+    // ordered after every earlier access: only the new copy is pending
     r->mte2Write = r->mte2Out = ctx.NextSeq();
-    r->mte2SeenByV = 0;
+    r->mte2SeenByV = r->vWrite = r->vAccess = r->mte3Read = 0;
 }
 
 // A DataCopy out of UB (pipe MTE3) reads `t`.
@@ -77,16 +92,18 @@ void CheckDmaSource(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char
     BufferRecord* r = t.Record();
     if (r->IsQueue() && r->state == BufState::ENQUE)
         Fail(ErrorKind::MissingSync, api, "src buffer at UB offset ", r->offset, " is enqueued: DeQue it before copying it out");
-    if (r->vWrite > ctx.synced[int(AscendC::HardEvent::V_MTE3)])
+    if (!Ordered(*r, AscendC::HardEvent::V_MTE3, r->vWrite))
         Fail(ErrorKind::MissingSync, api, "src (", PositionName(r->pos), " buffer at UB offset ", r->offset,
              ") was written by a vector instruction and not yet EnQue'd/DeQue'd: the V -> MTE3 synchronisation is "
              "missing, on the NPU the copy races the vector unit");
     // MTE3 waited for MTE2 directly, or for a vector access that itself waited for MTE2
-    const bool viaVector = r->mte2SeenByV != 0 && r->mte2SeenByV <= ctx.synced[int(AscendC::HardEvent::V_MTE3)];
-    if (r->mte2Out > ctx.synced[int(AscendC::HardEvent::MTE2_MTE3)] && !viaVector)
+    const bool viaVector = r->mte2SeenByV != 0 && Ordered(*r, AscendC::HardEvent::V_MTE3, r->mte2SeenByV);
+    if (!Ordered(*r, AscendC::HardEvent::MTE2_MTE3, r->mte2Out) && !viaVector)
         Fail(ErrorKind::MissingSync, api, "src (", PositionName(r->pos), " buffer at UB offset ", r->offset,
              ") was filled by DataCopy and is copied out without an MTE2 -> MTE3 synchronisation (a VECIN DeQue "
              "orders MTE2 -> V only), on the NPU the copy may read stale UB");
+    // a refill must wait for this read, so for the vector accesses ordered before it too
+    if (Ordered(*r, AscendC::HardEvent::V_MTE3, r->vAccess)) r->vAccess = 0;
     r->mte3Read = ctx.NextSeq();
 }
 

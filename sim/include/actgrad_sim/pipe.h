@@ -1,6 +1,7 @@
 // TPipe, TQue and TBuf: sequential UB carving and the FREE -> OCCUPIED -> ENQUE -> DEQUE -> FREE buffer machine.
 // EnQue/DeQue stand for the hidden SetFlag/WaitFlag pair of the queue's pipes (VECIN: MTE2 -> V, VECOUT: V -> MTE3),
-// so DeQue is what makes data moved by one pipe visible to the next one in the sync tracker.
+// FreeTensor/AllocTensor for the reverse pair (VECIN: V -> MTE2, VECOUT: MTE3 -> V); the sync tracker applies each
+// to that buffer only.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -79,6 +80,10 @@ inline TPipeState& CurrentPipe(const char* api) {
 constexpr AscendC::HardEvent QueueEvent(AscendC::TPosition pos) {
     return pos == AscendC::TPosition::VECIN ? AscendC::HardEvent::MTE2_V : AscendC::HardEvent::V_MTE3;
 }
+// The events a queue's FreeTensor/AllocTensor stand for: the reverse of its EnQue/DeQue pair.
+constexpr AscendC::HardEvent FreeEvent(AscendC::TPosition pos) {
+    return pos == AscendC::TPosition::VECIN ? AscendC::HardEvent::V_MTE2 : AscendC::HardEvent::MTE3_V;
+}
 
 }  // namespace actgrad_sim
 
@@ -104,7 +109,8 @@ public:
             if (r->state != actgrad_sim::BufState::FREE) continue;
             cursor_ = (cursor_ + probe + 1) % num_;
             r->state = actgrad_sim::BufState::OCCUPIED;
-            r->mte2Write = r->mte2Out = r->mte2SeenByV = r->vWrite = r->vAccess = r->mte3Read = 0;
+            // the hidden WaitFlag of the FreeTensor's event; the other pipe pairs keep their pending accesses
+            r->reAllocated = actgrad_sim::tlBlock->seq;
             LocalTensor<T> t;
             t.Bind(reinterpret_cast<PrimT<T>*>(actgrad_sim::tlBlock->ub + r->offset), r->length, r, r->generation);
             return t;
@@ -146,14 +152,7 @@ public:
         count_--;
         actgrad_sim::tlBlock->queueEventsInFlight[int(actgrad_sim::QueueEvent(pos))]--;
         r->state = actgrad_sim::BufState::DEQUE;
-        // the hidden WaitFlag orders one pipe pair only: VECIN MTE2 -> V (MTE3 still needs its own MTE2 -> MTE3
-        // sync), VECOUT V -> MTE3 (which also covers DataCopy'd data a vector access waited for)
-        if (pos == TPosition::VECIN) {
-            r->mte2Write = 0;
-        } else {
-            r->vWrite = 0;
-            if (r->mte2SeenByV != 0) r->mte2Out = 0;
-        }
+        r->deQued = actgrad_sim::tlBlock->seq;  // the hidden WaitFlag of the EnQue's event
         LocalTensor<T> t;
         t.Bind(reinterpret_cast<PrimT<T>*>(actgrad_sim::tlBlock->ub + r->offset), r->length, r, r->generation);
         return t;

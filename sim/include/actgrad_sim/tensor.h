@@ -52,12 +52,16 @@ struct BufferRecord {
     uint32_t slot = 0;
     BufState state = BufState::FREE;
     uint32_t generation = 0;  // bumped by FreeTensor and TPipe::Reset: older LocalTensor handles are stale
-    uint64_t mte2Write = 0;   // seq of a GM->UB copy not yet made visible to the vector pipe (0 = none)
+    uint64_t mte2Write = 0;   // seq of a GM->UB copy the vector pipe has not touched yet, it must be ordered after it
     uint64_t mte2Out = 0;     // seq of the last GM->UB copy, which a copy-out by MTE3 must be ordered after (0 = none)
     uint64_t mte2SeenByV = 0; // first vector access after that copy: a V -> MTE3 sync past it orders the copy too
-    uint64_t vWrite = 0;      // seq of a vector write not yet made visible to MTE3 (0 = none)
+    uint64_t vWrite = 0;      // seq of the last vector write, which a copy-out by MTE3 must be ordered after (0 = none)
     uint64_t vAccess = 0;     // seq of the last vector access, which a refill by MTE2 must wait for
     uint64_t mte3Read = 0;    // seq of the last copy-out, which a refill or vector write must wait for
+    // a queue slot's own hidden syncs order one pipe pair for the accesses up to these seqs: the last DeQue
+    // (VECIN MTE2 -> V, VECOUT V -> MTE3) and the last FreeTensor/AllocTensor (VECIN V -> MTE2, VECOUT MTE3 -> V)
+    uint64_t deQued = 0;
+    uint64_t reAllocated = 0;
     bool retired = false;     // released by TPipe::Reset
     bool IsQueue() const { return queue != nullptr; }
 };
