@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <iomanip>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -23,12 +24,23 @@ public:
     float operator[](size_t i) const { return float(given_[i]); }
     bool IsSet(size_t i) const { return given_[i] != 0; }  // a bool attribute (0/1)
 
-    [[noreturn]] void Reject(size_t i, const char* name, const char* expected) const {
+    [[noreturn]] void Reject(size_t i, const char* name, const std::string& expected) const {
         std::ostringstream os;
-        os << op_ << ": attribute '" << name << "' = " << given_[i];
-        if (double((*this)[i]) != given_[i] && !std::isnan(given_[i])) os << " (float32: " << std::setprecision(9) << (*this)[i] << ")";
+        os << op_ << ": attribute '" << name << "' = " << Shortest(given_[i]);
+        if (double((*this)[i]) != given_[i] && !std::isnan(given_[i])) os << " (float32: " << Shortest(double((*this)[i])) << ")";
         os << " is invalid: expected " << expected;
         throw std::invalid_argument(os.str());
+    }
+    // the shortest text that reads back as the same value, so a message never shows two different values alike
+    // (a loop rather than std::to_chars, which older host compilers of CANN toolchains lack for floating point)
+    template <typename F>
+    static std::string Shortest(F v) {
+        char text[32];
+        for (int digits = 1; digits <= 17; ++digits) {
+            std::snprintf(text, sizeof(text), "%.*g", digits, double(v));
+            if (F(std::strtod(text, nullptr)) == v) break;
+        }
+        return text;
     }
     void RequireNotNan(size_t i, const char* name) const {
         if (std::isnan((*this)[i])) Reject(i, name, "a number, not NaN");
@@ -111,7 +123,7 @@ void LowerHardtanhGrad(const Attrs& a, ElementwiseGradTiling& t) {
 void LowerClampBackward(const Attrs& a, ElementwiseGradTiling& t) {
     a.RequireNotNan(0, "min");
     a.RequireNotNan(1, "max");
-    if (a[0] > a[1]) a.Reject(0, "min", "min <= max");
+    if (a[0] > a[1]) a.Reject(0, "min", "min <= max (max = " + Attrs::Shortest(double(a[1])) + " as float32)");
     SetBand(t, a[0], a[1], 1.0f);
 }
 
@@ -129,6 +141,8 @@ void LowerEluBackward(const Attrs& a, ElementwiseGradTiling& t) {
     a.RequireNotNan(0, "alpha");
     a.RequireNotNan(2, "scale");
     a.RequireNotNan(3, "input_scale");
+    // 0 * inf: the negative branch's coefficient would be NaN
+    if (std::isnan(a[0] * a[2])) a.Reject(0, "alpha", "alpha * scale to be a number (0 times inf is not)");
     const bool useDst = a.IsSet(1);
     if (useDst && a[0] < 0.0f) a.Reject(0, "alpha", "alpha >= 0 when use_dst is true (the forward output cannot be inverted)");
     // ATen's opmath: the coefficients are floats and alpha*scale is a float product

@@ -219,8 +219,9 @@ def _nan_policy(out, *inputs):
 
 
 def _zero_where_derivative_is_zero(out, g, zero):
-    """Select semantics (contract A.2): where the f32 derivative is exactly 0, an infinite grad gives 0, not inf*0."""
-    return np.where(zero & np.isinf(g), np.array(0, dtype=out.dtype), out).astype(out.dtype)
+    """Select semantics (contract A.2): where the f32 derivative is exactly 0 the result is 0 for any grad but NaN
+    (an infinite one included, and whatever inf*0 an intermediate would give)."""
+    return np.where(zero & ~np.isnan(g), np.array(0, dtype=out.dtype), out).astype(out.dtype)
 
 
 @quiet
@@ -282,9 +283,9 @@ def elu_backward_f32(src_or_dst, diff_dst, alpha, use_dst=True, scale=1.0, input
             neg = (g * negiptcoef) * (x + negcoef)
         else:
             neg = ((g * negiptcoef) * negcoef) * np.exp(x * negiptcoef)
-        # a finite grad whose f32 coefficient overflowed meets the zero derivative as inf too
-        zero = elu_derivative_is_zero(x, alpha, use_dst, scale, input_scale) & ~np.isnan(g)
-    out = np.where(zero, np.float32(0), np.where(x > 0, pos, neg)).astype(np.float32)
+    out = np.where(x > 0, pos, neg).astype(np.float32)
+    # also where a finite grad's f32 coefficient overflowed and meets the zero derivative as inf
+    out = _zero_where_derivative_is_zero(out, g, elu_derivative_is_zero(x, alpha, use_dst, scale, input_scale))
     return _nan_policy(out, x, g)
 
 
@@ -474,6 +475,26 @@ def elu_coef_overflows(grad, attrs) -> np.ndarray:
     with np.errstate(all="ignore"):
         c = (np.asarray(grad, np.float64).astype(np.float32) * negiptcoef) * negcoef
     return np.isinf(c) & np.isfinite(np.asarray(grad, np.float64))
+
+
+@quiet
+def exp_factor_near_zero(op: str, saved, **attrs):
+    """Where the exact exp/sigmoid factor of the derivative is positive but within 4 f32 ulps (the f32 target) of 0:
+    the kernel's f32 value is accurate to the target, not correctly rounded, so whether it is exactly 0 there (and an
+    infinite grad gives 0 rather than inf) is the kernel's call. Returns that mask and the sign of the derivative."""
+    a = {**DEFAULT_ATTRS[op], **attrs}
+    x = np.asarray(saved, np.float64)
+    with np.errstate(all="ignore"):
+        if op == "elu_backward":
+            negcoef, _, negiptcoef = elu_coefs_f32(a["alpha"], a["scale"], a["input_scale"])
+            factor = np.where(x <= 0, np.exp(x * np.float64(negiptcoef)), 1.0)
+            sign = np.where(x <= 0, np.sign(np.float64(negiptcoef) * np.float64(negcoef)), 1.0)
+        elif op == "soft_plus_backward":
+            factor = sigmoid_f64(np.float64(_f32(a["beta"])) * x)
+            sign = np.ones_like(factor)
+        else:
+            raise ValueError(op)
+    return (factor > 0) & (factor < 4 * 2.0 ** -149), sign
 
 
 @quiet

@@ -71,6 +71,14 @@ def test_attribute_sweep(op, attrs, dtype):
     H.check_op(op, got, saved, grad, attrs, f"{op} {attrs}")
 
 
+def test_hardsigmoid_band_is_computed_from_the_float32_attributes():
+    # (1 - beta)/alpha is 0.97701389827 with the double alpha, 0.97701388522 with its float32 value (the IR's): the
+    # float32 x = 0.97701388597 lies between, so it is outside the band (0), where the double alpha would say inside
+    alpha, x = 0.5117634466472399, torch.tensor([0.977013885974884, 0.9770138263702393])
+    got = H.call("hardsigmoid_backward", x, torch.ones(2), alpha=alpha, beta=0.5)
+    assert got.tolist() == [0.0, float(np.float32(alpha))]
+
+
 @pytest.mark.parametrize("dtype", DT)
 def test_hardtanh_min_above_max_gives_zeros(dtype):
     x = H.interesting_values(dtype, [], n_random=100)

@@ -176,6 +176,8 @@ INVALID_ATTRS = [
     ("hardsigmoid_backward", {"alpha": 1e-50}, "alpha"),  # float32 0
     ("hardsigmoid_backward", {"beta": -1e39}, "beta"),
     ("soft_plus_backward", {"beta": 1e39}, "beta"),
+    ("elu_backward", {"alpha": 0.0, "scale": math.inf, "use_dst": False}, "alpha"),  # alpha*scale = 0*inf
+    ("elu_backward", {"alpha": math.inf, "scale": 0.0}, "alpha"),
     ("soft_plus_backward", {"beta": -1.7976931348623157e308}, "beta"),
     # NaN attributes anywhere
     ("hardtanh_grad", {"min_val": math.nan}, "min_val"),
@@ -221,6 +223,10 @@ def test_attribute_message_shows_the_float32_value_it_judged():
         H.call("hardsigmoid_backward", s, g, alpha=1e-50)
     with pytest.raises(ValueError, match=r"'beta' = 1e\+39 \(float32: inf\) is invalid: expected a finite float32"):
         H.call("soft_plus_backward", s, g, beta=1e39)
+    # the given and the float32 value, each as it reads back, and the bound it was compared with
+    with pytest.raises(ValueError, match=r"'min' = 1\.0000001 \(float32: 1\.0000001192092896\) is invalid: expected "
+                                         r"min <= max \(max = 1 as float32\)"):
+        H.call("clamp_backward", s, g, min=1.0000001, max=1.0)
 
 
 @pytest.mark.parametrize("op,attrs", [

@@ -124,6 +124,23 @@ def test_infinite_grad_where_derivative_is_zero_gives_zero(op, attrs, outside, d
     assert torch.isnan(got[2 * n:]).all()  # a NaN grad still gives NaN there
 
 
+@pytest.mark.parametrize("op,attrs", [("soft_plus_backward", {"beta": 3.0}),
+                                      ("soft_plus_backward", {"beta": 0.9997315406799316, "threshold": 5.0}),
+                                      ("elu_backward", {"alpha": 0.3, "scale": 2.5, "use_dst": False, "input_scale": 0.7})])
+def test_infinite_grad_where_exp_underflows_to_zero(op, attrs):
+    # x around the f32 exp underflow (argument ln 2**-150): the result is 0 where the kernel's f32 factor is 0,
+    # the signed inf where it is not, never NaN; within the target of that boundary either (harness.check_op)
+    c = attrs.get("beta", attrs.get("input_scale"))
+    steps = [torch.tensor(-150 * math.log(2) / c)]
+    for _ in range(300):
+        steps.append(torch.nextafter(steps[-1], torch.tensor(-math.inf)))
+    x = torch.stack(steps).repeat(2)
+    g = torch.cat([torch.full((301,), math.inf), torch.full((301,), -math.inf)])
+    got = H.call(op, x, g, **attrs)
+    assert not torch.isnan(got).any() and (got == 0).any() and torch.isinf(got).any()
+    H.check_op(op, got, x, g, attrs, f"{op} {attrs}")
+
+
 # ------------------------------------------------------------------------------------------------ hand-computed values
 def f32(v):
     return float(np.float32(v))

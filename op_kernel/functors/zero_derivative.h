@@ -2,6 +2,8 @@
 // grad, but the result must be 0 there, as a select gives it; a NaN grad, or a NaN factor (from a NaN saved value),
 // still gives NaN. The functor marks the lanes whose product stands and selects 0 in the others at the end, on the
 // storage type (Select moves bits, so after narrowing it moves half the bytes of f16/bf16 tiles).
+// Assumes, like IEEE, that CMPMODE::NE is true for a NaN operand and that Exp keeps subnormal results; 910B documents
+// neither (ascendc-api.md, known unknowns): check both on hardware.
 #pragma once
 #include "kernel_operator.h"
 #include "tile_operands.h"

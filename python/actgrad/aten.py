@@ -20,7 +20,8 @@ def hardsigmoid_backward(grad_output: torch.Tensor, self: torch.Tensor) -> torch
 
 def elu_backward(grad_output: torch.Tensor, alpha: float, scale: float, input_scale: float, is_result: bool,
                  self_or_result: torch.Tensor) -> torch.Tensor:
-    # actgrad rejects this too (ValueError naming alpha); raised here with PyTorch's type and message.
+    # actgrad rejects it too (ValueError naming alpha; it judges the float32 value, so an alpha that rounds to -0
+    # passes there); raised here with PyTorch's type and message.
     torch._check(not (is_result and alpha < 0), lambda: (
         "In-place elu backward calculation is triggered with a negative slope which is not supported. This is caused "
         "by calling in-place forward function with a negative slope, please call out-of-place version instead."))
