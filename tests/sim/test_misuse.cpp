@@ -30,6 +30,13 @@ void ExpectWhere(const std::string& kernel, int block, int blocks, const std::st
 
 bool Is(int64_t block) { return AscendC::GetBlockIdx() == block; }
 
+// An explicit SetFlag/WaitFlag pair (event id 0): the sync the correct block does and the broken one leaves out.
+template <HardEvent E>
+void Sync() {
+    AscendC::SetFlag<E>(0);
+    AscendC::WaitFlag<E>(0);
+}
+
 Gm<float>& SharedGm() {
     static Gm<float> gm(4096);
     return gm;
@@ -402,8 +409,7 @@ TEST(Missing_MTE3_to_MTE2_sync_on_TBuf_reuse_is_detected) {
         go.SetGlobalBuffer(out.data(), 128);
         for (int tile = 0; tile < 2; ++tile) {
             AscendC::DataCopy(t, GmView(64, 64 * tile), 64);
-            AscendC::SetFlag<HardEvent::MTE2_MTE3>(0);
-            AscendC::WaitFlag<HardEvent::MTE2_MTE3>(0);
+            Sync<HardEvent::MTE2_MTE3>();
             AscendC::DataCopy(go[64 * tile], t, 64);
         }
     }));
@@ -419,13 +425,9 @@ TEST(Vector_write_to_TBuf_being_copied_out_without_MTE3_V_sync) {
         g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
         auto t = b.Get<float>();
         AscendC::Duplicate(t, 1.0f, 64);
-        AscendC::SetFlag<HardEvent::V_MTE3>(0);
-        AscendC::WaitFlag<HardEvent::V_MTE3>(0);
+        Sync<HardEvent::V_MTE3>();
         AscendC::DataCopy(g, t, 64);
-        if (!Is(1)) {
-            AscendC::SetFlag<HardEvent::MTE3_V>(0);
-            AscendC::WaitFlag<HardEvent::MTE3_V>(0);
-        }
+        if (!Is(1)) Sync<HardEvent::MTE3_V>();
         AscendC::Duplicate(t, 2.0f, 64);  // block 1: overwrites t while MTE3 may still read it
     }));
     ExpectWhere("missing_mte3_v", 1, 2, "Duplicate");
@@ -441,13 +443,9 @@ TEST(DataCopy_refills_TBuf_read_by_vector_without_V_MTE2_sync) {
         auto y = b.GetWithOffset<float>(64, 256);
         for (int tile = 0; tile < 2; ++tile) {
             AscendC::DataCopy(x, GmView(64, 64 * tile), 64);  // block 1, tile 1: Muls may still be reading x
-            AscendC::SetFlag<HardEvent::MTE2_V>(0);
-            AscendC::WaitFlag<HardEvent::MTE2_V>(0);
+            Sync<HardEvent::MTE2_V>();
             AscendC::Muls(y, x, 2.0f, 64);
-            if (!Is(1)) {
-                AscendC::SetFlag<HardEvent::V_MTE2>(0);
-                AscendC::WaitFlag<HardEvent::V_MTE2>(0);
-            }
+            if (!Is(1)) Sync<HardEvent::V_MTE2>();
         }
     }));
     ExpectWhere("missing_v_mte2", 1, 2, "DataCopy(GM->UB)");
@@ -464,10 +462,7 @@ TEST(DataCopy_out_of_TBuf_filled_by_DataCopy_without_MTE2_MTE3_sync) {
         g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
         auto t = b.Get<float>();
         AscendC::DataCopy(t, GmView(64, 64 * AscendC::GetBlockIdx()), 64);
-        if (!Is(1)) {
-            AscendC::SetFlag<HardEvent::MTE2_MTE3>(0);
-            AscendC::WaitFlag<HardEvent::MTE2_MTE3>(0);
-        }
+        if (!Is(1)) Sync<HardEvent::MTE2_MTE3>();
         AscendC::DataCopy(g, t, 64);  // block 1: MTE3 may read t before MTE2 has filled it
     }));
     ExpectWhere("missing_mte2_mte3", 1, 2, "DataCopy(UB->GM)");
@@ -488,10 +483,7 @@ TEST(DataCopy_out_of_VECIN_buffer_after_DeQue_without_MTE2_MTE3_sync) {
         AscendC::DataCopy(x, GmView(64, 64 * AscendC::GetBlockIdx()), 64);
         q.EnQue(x);
         x = q.DeQue<float>();
-        if (!Is(1)) {
-            AscendC::SetFlag<HardEvent::MTE2_MTE3>(0);
-            AscendC::WaitFlag<HardEvent::MTE2_MTE3>(0);
-        }
+        if (!Is(1)) Sync<HardEvent::MTE2_MTE3>();
         AscendC::DataCopy(g, x, 64);  // block 1: MTE3 may read x before MTE2 has filled it
         q.FreeTensor(x);
     }));
@@ -513,10 +505,7 @@ TEST(DataCopy_out_of_VECIN_buffer_after_DeQue_without_MTE2_MTE3_sync) {
         x = q.DeQue<float>();
         auto y = o.AllocTensor<float>();
         AscendC::Muls(y, x, 2.0f, 64);
-        if (!Is(1)) {
-            AscendC::SetFlag<HardEvent::V_MTE3>(0);
-            AscendC::WaitFlag<HardEvent::V_MTE3>(0);
-        }
+        if (!Is(1)) Sync<HardEvent::V_MTE3>();
         AscendC::DataCopy(g, x, 64);
         o.FreeTensor(y);
         q.FreeTensor(x);
@@ -537,14 +526,12 @@ TEST(DataCopy_refills_VECIN_buffer_after_copy_out_and_FreeTensor_AllocTensor_wit
         for (int tile = 0; tile < 2; ++tile) {
             auto x = q.AllocTensor<float>();
             if (tile > 0 && !Is(1)) {
-                AscendC::SetFlag<HardEvent::MTE3_MTE2>(0);
-                AscendC::WaitFlag<HardEvent::MTE3_MTE2>(0);
+                Sync<HardEvent::MTE3_MTE2>();
             }
             AscendC::DataCopy(x, GmView(64, 64 * tile), 64);  // block 1, tile 1: MTE3 may still read x
             q.EnQue(x);
             x = q.DeQue<float>();
-            AscendC::SetFlag<HardEvent::MTE2_MTE3>(0);
-            AscendC::WaitFlag<HardEvent::MTE2_MTE3>(0);
+            Sync<HardEvent::MTE2_MTE3>();
             AscendC::DataCopy(g, x, 64);
             q.FreeTensor(x);
         }
@@ -568,13 +555,9 @@ TEST(DataCopy_refills_VECOUT_buffer_after_copy_out_and_FreeTensor_AllocTensor_wi
             if (tile == 0) {
                 AscendC::Duplicate(y, 1.0f, 64);
             } else {
-                if (!Is(1)) {
-                    AscendC::SetFlag<HardEvent::MTE3_MTE2>(0);
-                    AscendC::WaitFlag<HardEvent::MTE3_MTE2>(0);
-                }
+                if (!Is(1)) Sync<HardEvent::MTE3_MTE2>();
                 AscendC::DataCopy(y, GmView(64), 64);  // block 1: MTE3 may still read y
-                AscendC::SetFlag<HardEvent::MTE2_V>(0);
-                AscendC::WaitFlag<HardEvent::MTE2_V>(0);
+                Sync<HardEvent::MTE2_V>();
                 AscendC::Adds(y, y, 1.0f, 64);
             }
             o.EnQue(y);
@@ -600,15 +583,11 @@ TEST(Vector_write_to_VECIN_buffer_after_copy_out_and_FreeTensor_AllocTensor_with
         AscendC::DataCopy(x, GmView(64), 64);
         q.EnQue(x);
         x = q.DeQue<float>();
-        AscendC::SetFlag<HardEvent::MTE2_MTE3>(0);
-        AscendC::WaitFlag<HardEvent::MTE2_MTE3>(0);
+        Sync<HardEvent::MTE2_MTE3>();
         AscendC::DataCopy(g, x, 64);
         q.FreeTensor(x);
         x = q.AllocTensor<float>();
-        if (!Is(1)) {
-            AscendC::SetFlag<HardEvent::MTE3_V>(0);
-            AscendC::WaitFlag<HardEvent::MTE3_V>(0);
-        }
+        if (!Is(1)) Sync<HardEvent::MTE3_V>();
         AscendC::Duplicate(x, 0.0f, 64);  // block 1: overwrites x while MTE3 may still read it
         q.FreeTensor(x);
     }));
@@ -626,10 +605,7 @@ TEST(DataCopy_refills_VECOUT_buffer_used_by_vector_after_FreeTensor_AllocTensor_
         AscendC::Duplicate(y, 1.0f, 64);
         o.FreeTensor(y);
         y = o.AllocTensor<float>();
-        if (!Is(1)) {
-            AscendC::SetFlag<HardEvent::V_MTE2>(0);
-            AscendC::WaitFlag<HardEvent::V_MTE2>(0);
-        }
+        if (!Is(1)) Sync<HardEvent::V_MTE2>();
         AscendC::DataCopy(y, GmView(64), 64);  // block 1: Duplicate may still be writing y
         o.FreeTensor(y);
     }));
