@@ -27,18 +27,17 @@ public:
     [[noreturn]] void Reject(size_t i, const char* name, const std::string& expected) const {
         std::ostringstream os;
         os << op_ << ": attribute '" << name << "' = " << Shortest(given_[i]);
-        if (double((*this)[i]) != given_[i] && !std::isnan(given_[i])) os << " (float32: " << Shortest(double((*this)[i])) << ")";
+        if (double((*this)[i]) != given_[i] && !std::isnan(given_[i])) os << " (float32: " << Shortest((*this)[i]) << ")";
         os << " is invalid: expected " << expected;
         throw std::invalid_argument(os.str());
     }
     // the shortest text that reads back as the same value, so a message never shows two different values alike
     // (a loop rather than std::to_chars, which older host compilers of CANN toolchains lack for floating point)
-    template <typename F>
-    static std::string Shortest(F v) {
+    static std::string Shortest(double v) {
         char text[32];
         for (int digits = 1; digits <= 17; ++digits) {
-            std::snprintf(text, sizeof(text), "%.*g", digits, double(v));
-            if (F(std::strtod(text, nullptr)) == v) break;
+            std::snprintf(text, sizeof(text), "%.*g", digits, v);
+            if (std::strtod(text, nullptr) == v) break;
         }
         return text;
     }
@@ -123,7 +122,7 @@ void LowerHardtanhGrad(const Attrs& a, ElementwiseGradTiling& t) {
 void LowerClampBackward(const Attrs& a, ElementwiseGradTiling& t) {
     a.RequireNotNan(0, "min");
     a.RequireNotNan(1, "max");
-    if (a[0] > a[1]) a.Reject(0, "min", "min <= max (max = " + Attrs::Shortest(double(a[1])) + " as float32)");
+    if (a[0] > a[1]) a.Reject(0, "min", "min <= max (max = " + Attrs::Shortest(a[1]) + " as float32)");
     SetBand(t, a[0], a[1], 1.0f);
 }
 
