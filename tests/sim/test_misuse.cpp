@@ -45,6 +45,13 @@ Gm<float>& SharedGm() {
 // created before any launch: the launcher snapshots the known GM allocations when a launch starts
 Gm<float>& g_sharedGm = SharedGm();
 
+// The current block's 64 floats of a GM output, so blocks never write the same bytes.
+GlobalTensor<float> BlockSlice(Gm<float>& out) {
+    GlobalTensor<float> g;
+    g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+    return g;
+}
+
 GlobalTensor<float> GmView(uint64_t size = 4096, uint64_t offset = 0) {
     GlobalTensor<float> g;
     g.SetGlobalBuffer(SharedGm().data() + offset, size);
@@ -285,8 +292,7 @@ TEST(DataCopy_out_of_VECOUT_written_by_vector_without_EnQue_DeQue) {
         TPipe pipe;
         OutQ o;
         pipe.InitBuffer(o, 1, 256);
-        GlobalTensor<float> g;
-        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        GlobalTensor<float> g = BlockSlice(out);
         auto z = o.AllocTensor<float>();
         AscendC::Duplicate(z, 3.0f, 64);
         if (Is(1)) {
@@ -421,8 +427,7 @@ TEST(Vector_write_to_TBuf_being_copied_out_without_MTE3_V_sync) {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
         pipe.InitBuffer(b, 256);
-        GlobalTensor<float> g;
-        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        GlobalTensor<float> g = BlockSlice(out);
         auto t = b.Get<float>();
         AscendC::Duplicate(t, 1.0f, 64);
         Sync<HardEvent::V_MTE3>();
@@ -458,8 +463,7 @@ TEST(DataCopy_out_of_TBuf_filled_by_DataCopy_without_MTE2_MTE3_sync) {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
         pipe.InitBuffer(b, 256);
-        GlobalTensor<float> g;
-        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        GlobalTensor<float> g = BlockSlice(out);
         auto t = b.Get<float>();
         AscendC::DataCopy(t, GmView(64, 64 * AscendC::GetBlockIdx()), 64);
         if (!Is(1)) Sync<HardEvent::MTE2_MTE3>();
@@ -477,8 +481,7 @@ TEST(DataCopy_out_of_VECIN_buffer_after_DeQue_without_MTE2_MTE3_sync) {
         TPipe pipe;
         InQ q;
         pipe.InitBuffer(q, 1, 256);
-        GlobalTensor<float> g;
-        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        GlobalTensor<float> g = BlockSlice(out);
         auto x = q.AllocTensor<float>();
         AscendC::DataCopy(x, GmView(64, 64 * AscendC::GetBlockIdx()), 64);
         q.EnQue(x);
@@ -497,8 +500,7 @@ TEST(DataCopy_out_of_VECIN_buffer_after_DeQue_without_MTE2_MTE3_sync) {
         OutQ o;
         pipe.InitBuffer(q, 1, 256);
         pipe.InitBuffer(o, 1, 256);
-        GlobalTensor<float> g;
-        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        GlobalTensor<float> g = BlockSlice(out);
         auto x = q.AllocTensor<float>();
         AscendC::DataCopy(x, GmView(64, 64 * AscendC::GetBlockIdx()), 64);
         q.EnQue(x);
@@ -521,8 +523,7 @@ TEST(DataCopy_refills_VECIN_buffer_after_copy_out_and_FreeTensor_AllocTensor_wit
         TPipe pipe;
         InQ q;
         pipe.InitBuffer(q, 1, 256);
-        GlobalTensor<float> g;
-        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        GlobalTensor<float> g = BlockSlice(out);
         for (int tile = 0; tile < 2; ++tile) {
             auto x = q.AllocTensor<float>();
             if (tile > 0 && !Is(1)) {
@@ -548,8 +549,7 @@ TEST(DataCopy_refills_VECOUT_buffer_after_copy_out_and_FreeTensor_AllocTensor_wi
         TPipe pipe;
         OutQ o;
         pipe.InitBuffer(o, 1, 256);
-        GlobalTensor<float> g;
-        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        GlobalTensor<float> g = BlockSlice(out);
         for (int tile = 0; tile < 2; ++tile) {
             auto y = o.AllocTensor<float>();
             if (tile == 0) {
@@ -577,8 +577,7 @@ TEST(Vector_write_to_VECIN_buffer_after_copy_out_and_FreeTensor_AllocTensor_with
         TPipe pipe;
         InQ q;
         pipe.InitBuffer(q, 1, 256);
-        GlobalTensor<float> g;
-        g.SetGlobalBuffer(out.data() + 64 * AscendC::GetBlockIdx(), 64);
+        GlobalTensor<float> g = BlockSlice(out);
         auto x = q.AllocTensor<float>();
         AscendC::DataCopy(x, GmView(64), 64);
         q.EnQue(x);
