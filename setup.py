@@ -21,6 +21,8 @@ def twin_extension():
         "op_host/elementwise_tiling.cpp",
         "op_host/lower_attrs.cpp",
         "op_host/out_autograd.cpp",
+        "op_host/torch_kernels.cpp",
+        "op_host/twin_torch.cpp",
         "op_host/twin_launch.cpp",
         "op_host/py_bindings.cpp",
     ]

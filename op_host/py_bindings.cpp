@@ -1,5 +1,4 @@
 // actgrad._C: the twin backend as seen from Python (the launch, tiling and attribute entry points python/actgrad uses).
-#include <ATen/Parallel.h>
 #include <torch/extension.h>
 
 #include <string>
@@ -8,6 +7,7 @@
 #include "elementwise_tiling.h"
 #include "lower_attrs.h"
 #include "out_autograd.h"
+#include "twin_torch.h"
 #include "twin_launch.h"
 
 namespace actgrad {
@@ -18,15 +18,6 @@ DtypeKey KeyOfName(const std::string& dtype) {
     if (dtype == "float16") return kDtypeHalf;
     if (dtype == "bfloat16") return kDtypeBf16;
     throw std::invalid_argument("dtype must be float32, float16 or bfloat16, got " + dtype);
-}
-
-DtypeKey KeyOfTensor(const at::Tensor& t, const char* arg) {
-    switch (t.scalar_type()) {
-        case at::kFloat: return kDtypeFloat;
-        case at::kHalf: return kDtypeHalf;
-        case at::kBFloat16: return kDtypeBf16;
-        default: TORCH_CHECK_TYPE(false, arg, " must be float32, float16 or bfloat16, got ", t.scalar_type());
-    }
 }
 
 py::dict StatsDict(const actgrad_sim::LaunchStats& s) {
@@ -54,31 +45,10 @@ py::dict StatsDict(const actgrad_sim::LaunchStats& s) {
 
 py::object Launch(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1, const at::Tensor& out,
                   const std::vector<double>& attrs, const std::string& soc, int64_t threads, bool stats) {
-    const DtypeKey key = KeyOfTensor(in0, "in0");
-    for (const at::Tensor* t : {&in0, &in1, &out}) {
-        TORCH_CHECK(t->device().is_cpu(), "actgrad._C.launch: tensors must be on the CPU");
-        TORCH_CHECK(t->is_contiguous(), "actgrad._C.launch: tensors must be contiguous");
-        TORCH_CHECK(t->scalar_type() == in0.scalar_type(), "actgrad._C.launch: tensors must share one dtype");
-        TORCH_CHECK(t->numel() == in0.numel(), "actgrad._C.launch: tensors must have the same number of elements");
-    }
-    TORCH_CHECK(in0.numel() > 0, "actgrad._C.launch: empty tensors launch no kernel");
-    TORCH_CHECK(threads >= 0, "actgrad._C.launch: threads must be >= 0");
-    // blocks run on ATen's intra-op pool: a second pool would fight ATen's spinning threads for the cores. Below
-    // ATen's own grain size the launch stays on the calling thread, as ATen's elementwise kernels do: waking the
-    // pool costs more than the work (milliseconds when the cores are busy).
-    actgrad_sim::LaunchOptions options;
-    const bool small = in0.numel() < at::internal::GRAIN_SIZE;
-    options.threads = threads > 0 ? uint32_t(threads) : small ? 1u : uint32_t(at::get_num_threads());
-    options.runWorkers = [](uint32_t workers, const std::function<void(uint32_t)>& job) {
-        at::parallel_for(0, workers, 1, [&](int64_t begin, int64_t end) {
-            for (int64_t w = begin; w < end; ++w) job(uint32_t(w));
-        });
-    };
     actgrad_sim::LaunchStats launchStats;
     {
         py::gil_scoped_release release;
-        launchStats = RunOnTwin(opType, in0.data_ptr(), in1.data_ptr(), out.data_ptr(), uint64_t(in0.numel()), key, attrs,
-                                soc, options);
+        launchStats = LaunchOnTwin(opType, in0, in1, out, attrs, soc, threads);
     }
     // building a dict per block costs about a microsecond each: only when asked
     return stats ? py::object(StatsDict(launchStats)) : py::object(py::none());
@@ -139,6 +109,18 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("tiling", &actgrad::Tiling, py::arg("op_type"), py::arg("numel"), py::arg("dtype"), py::arg("soc"),
           py::arg("attrs") = std::vector<double>());
     m.def("socs", &actgrad::Socs);
+    m.def("set_default_soc", &actgrad::SetDefaultSoc, py::arg("name"));
+    m.def("default_soc", &actgrad::DefaultSoc);
+    // the CPU kernels of one operator; attrs as (name, is_bool, infinite_default), schema order
+    m.def(
+        "register_twin_kernels",
+        [](const std::string& ns, const std::string& name, const std::string& opType, const std::vector<std::string>& inputs,
+           int64_t savedIndex, const std::vector<std::tuple<std::string, bool, bool>>& attrs,
+           const std::vector<std::string>& dtypes, int64_t maxRank) {
+            actgrad::RegisterTwinKernels(actgrad::MakeTorchOpSpec(ns, name, opType, inputs, savedIndex, attrs, dtypes, maxRank));
+        },
+        py::arg("namespace"), py::arg("name"), py::arg("op_type"), py::arg("inputs"), py::arg("saved_index"),
+        py::arg("attrs"), py::arg("dtypes"), py::arg("max_rank"));
     m.def("register_out_autograd", &actgrad::RegisterOutAutograd, py::arg("namespace"), py::arg("name"),
           py::arg("message"));
 }

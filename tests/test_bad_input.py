@@ -261,3 +261,39 @@ def test_missing_required_and_unknown_keyword(op):
     if any(a.required for a in spec.attrs):
         with pytest.raises((TypeError, RuntimeError)):
             fn(*H.positional(op, s, g))
+
+
+# ------------------------------------------------------------------------------------------------ CPU = Meta
+def _error(fn):
+    try:
+        fn()
+    except ERRORS as e:
+        return type(e), str(e)
+    raise AssertionError("no error raised")
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_cpu_kernels_check_like_the_meta_kernels(op):
+    """The CPU kernels (C++) and the Meta kernels (Python, checks.py) raise the same error type and message."""
+    s, g = good((4, 8))
+    spec = R.SPEC.BY_NAME[op]
+    bad_attr = {spec.attrs[0].name: math.nan}
+    cases = [  # (saved, grad, out, attrs)
+        (s.to(torch.int64), g, None, {}),
+        (s, g.to(torch.complex64), None, {}),
+        (s, g.to(torch.float16), None, {}),
+        (s, g.reshape(8, 4), None, {}),
+        (s.reshape(1, 1, 1, 1, 1, 1, 1, 1, 4, 8), g.reshape(1, 1, 1, 1, 1, 1, 1, 1, 4, 8), None, {}),
+        (None, g, None, {}),
+        (s, None, None, {}),
+        (s, g, torch.empty(32), {}),
+        (s, g, torch.empty((4, 8), dtype=torch.float64), {}),
+        (s, g, None, bad_attr),
+        (s, g, torch.empty((4, 8)), bad_attr),
+    ]
+    for saved, grad, out, attrs in cases:
+        def on(device):
+            move = (lambda t: None if t is None else t.to(device))
+            return lambda: H.call_torch_ops(op, move(saved), move(grad), out=move(out), **attrs)
+        cpu, meta = _error(on("cpu")), _error(on("meta"))
+        assert cpu == meta, (saved is None, grad is None, out is not None, attrs)

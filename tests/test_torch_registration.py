@@ -538,11 +538,54 @@ def test_no_private_use1_kernels_without_torch_npu():
             assert torch._C._dispatch_has_kernel_for_dispatch_key(overload.name(), "Meta")
 
 
-def test_npu_launch_without_the_bridge_explains_how_to_build_it():
-    if importlib.util.find_spec("actgrad._npu") is not None:
-        pytest.skip("the NPU bridge is built")
+def test_npu_kernel_without_the_bridge_explains_how_to_build_it():
+    # what npu.register() installs as every PrivateUse1 kernel when torch_npu is there and actgrad._npu is not
     with pytest.raises(RuntimeError, match="scripts/build_npu_package.sh"):
-        npu._launch_on_npu("HardtanhGrad", torch.ones(1), torch.ones(1), torch.ones(1), [-1.0, 1.0])
+        npu.bridge_missing(torch.ones(1), torch.ones(1), -1.0, 1.0)
+
+
+class _RecordingLibrary:
+    ns = "actgrad"
+
+    def __init__(self):
+        self.impls = []
+
+    def impl(self, name, fn, key):
+        self.impls.append((name, fn, key))
+
+
+def test_npu_registration_with_and_without_the_bridge(monkeypatch):
+    """With torch_npu: the bridge registers the C++ kernels of every op from its spec entry; without the bridge,
+    every PrivateUse1 kernel explains how to build it."""
+    monkeypatch.setattr(npu, "torch_npu_available", lambda: True)
+    calls = []
+
+    class Bridge:
+        @staticmethod
+        def register_kernels(*args):
+            calls.append(args)
+
+    monkeypatch.setattr(npu.importlib, "import_module", lambda name: Bridge if name == "actgrad._npu" else None)
+    lib = _RecordingLibrary()
+    npu.register(lib)
+    assert lib.impls == []
+    by_name = {c[1]: c for c in calls}
+    assert sorted(by_name) == sorted(op.name for op in OPS)
+    elu = by_name["elu_backward"]
+    assert elu[:5] == ("actgrad", "elu_backward", "EluBackward", ["src_or_dst", "diff_dst"], 0)
+    assert elu[5] == [("alpha", False, False), ("use_dst", True, False), ("scale", False, False),
+                      ("input_scale", False, False)]
+    assert by_name["soft_plus_backward"][5][1] == ("threshold", False, True)  # the inf default's stand-in
+
+    def no_bridge(name):
+        raise ImportError(name)
+
+    monkeypatch.setattr(npu.importlib, "import_module", no_bridge)
+    lib = _RecordingLibrary()
+    npu.register(lib)
+    assert sorted((name, key) for name, _, key in lib.impls) == sorted(
+        (f"{op.name}{suffix}", "PrivateUse1") for op in OPS for suffix in ("", ".out"))
+    assert all(fn is npu.bridge_missing for _, fn, _ in lib.impls)
 
 
 def test_torchair_derives_each_op_type_from_the_op_name():

@@ -1,6 +1,7 @@
 """PrivateUse1 ("npu") kernels, registered only when torch_npu is installed (it is never imported otherwise).
 
-They launch the CANN package's aclnn<OpType> APIs through the bridge module actgrad._npu, which
+They are the C++ kernels of the CPU twin (op_host/torch_kernels.cpp: same checks, same out= handling) with the
+launch of the CANN package's aclnn<OpType> APIs, registered by the bridge module actgrad._npu, which
 scripts/build_npu_package.sh builds together with the package. Without it, calling an op on an NPU tensor raises
 a RuntimeError that says how to build it.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from .kernels import launching_kernels
+from .schema import NAMESPACE, kernel_spec
 from .spec import OPS
 
 BUILD_HINT = ("actgrad's NPU kernels are not built. On a host with CANN (source <cann>/set_env.sh so that "
@@ -21,21 +22,21 @@ def torch_npu_available() -> bool:
     return importlib.util.find_spec("torch_npu") is not None
 
 
-def _bridge():
-    try:
-        return importlib.import_module("actgrad._npu")
-    except ImportError as error:
-        raise RuntimeError(BUILD_HINT) from error
-
-
-def _launch_on_npu(op_type, in0, in1, out, attrs):
-    _bridge().launch(op_type, in0, in1, out, attrs)
+def bridge_missing(*args, **kwargs):
+    """The PrivateUse1 kernel of every operator when actgrad._npu is not built."""
+    raise RuntimeError(BUILD_HINT)
 
 
 def register(lib) -> None:
     if not torch_npu_available():
         return
+    try:
+        bridge = importlib.import_module("actgrad._npu")
+    except ImportError:
+        bridge = None
     for op in OPS:
-        functional, out_variant = launching_kernels(op, _launch_on_npu)
-        lib.impl(op.name, functional, "PrivateUse1")
-        lib.impl(f"{op.name}.out", out_variant, "PrivateUse1")
+        if bridge is not None:
+            bridge.register_kernels(NAMESPACE, *kernel_spec(op))
+        else:
+            lib.impl(op.name, bridge_missing, "PrivateUse1")
+            lib.impl(f"{op.name}.out", bridge_missing, "PrivateUse1")

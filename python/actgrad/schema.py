@@ -1,11 +1,12 @@
-"""The torch schemas of the operators and the attribute list the C++ side takes, both derived from the spec."""
+"""The torch schemas of the operators and what the C++ side takes (the attribute list of a call, the spec entry its
+kernels are registered with), all derived from the spec."""
 from __future__ import annotations
 
 import math
 import sys
 from collections.abc import Sequence
 
-from .spec import Attr, OpSpec
+from .spec import DTYPES, MAX_RANK, Attr, OpSpec
 
 NAMESPACE = "actgrad"
 
@@ -41,6 +42,11 @@ def out_schema(op: OpSpec) -> str:
     return f"{op.name}.out({_arguments(op)}, *, Tensor(a!) out) -> ()"
 
 
+def has_infinite_default(attr: Attr) -> bool:
+    """Whether the schema default of `attr` is the stand-in SCHEMA_INF (which then means +-inf)."""
+    return attr.type == "float" and attr.default is not None and math.isinf(attr.default)
+
+
 def attribute_values(op: OpSpec, given: Sequence[float | bool]) -> list[float]:
     """The attributes as _C takes them: spec order, bools as 0.0/1.0, defaults filled in.
 
@@ -51,7 +57,13 @@ def attribute_values(op: OpSpec, given: Sequence[float | bool]) -> list[float]:
     for i, attr in enumerate(op.attrs):
         value = float(given[i] if i < len(given) else attr.default)
         # only an attribute whose default is infinite can carry the stand-in; elsewhere DBL_MAX is a real value
-        if attr.type == "float" and attr.default is not None and math.isinf(attr.default) and abs(value) == SCHEMA_INF:
+        if has_infinite_default(attr) and abs(value) == SCHEMA_INF:
             value = math.copysign(math.inf, value)
         values.append(value)
     return values
+
+
+def kernel_spec(op: OpSpec) -> tuple:
+    """The arguments of _C.register_twin_kernels and actgrad._npu.register_kernels after the namespace."""
+    attrs = [(a.name, a.type == "bool", has_infinite_default(a)) for a in op.attrs]
+    return op.name, op.op_type, list(op.inputs), op.saved_index, attrs, list(DTYPES), MAX_RANK

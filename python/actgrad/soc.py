@@ -2,14 +2,8 @@
 from __future__ import annotations
 
 import functools
-import os
 
 from . import _C
-
-ENV_VAR = "ACTGRAD_SOC"
-FALLBACK_SOC = "Ascend910B2"
-
-_chosen: str | None = None
 
 
 @functools.cache
@@ -26,14 +20,10 @@ def check_soc(name: str) -> str:
 
 def set_default_soc(name: str | None) -> None:
     """Run later launches as `name`; None goes back to $ACTGRAD_SOC or Ascend910B2."""
-    global _chosen
-    _chosen = None if name is None else check_soc(name)
+    # kept in C++, where the CPU kernels read it on every launch; ValueError for an unknown name
+    _C.set_default_soc("" if name is None else name)
 
 
 def default_soc() -> str:
-    if _chosen is not None:
-        return _chosen
-    name = os.environ.get(ENV_VAR, FALLBACK_SOC)
-    if name not in socs():
-        raise ValueError(f"${ENV_VAR}={name!r} is not a known SoC; known: {', '.join(socs())}")
-    return name
+    """The SoC launches run as; ValueError when $ACTGRAD_SOC names an unknown one."""
+    return _C.default_soc()

@@ -1,0 +1,169 @@
+#include "torch_kernels.h"
+
+#include <ATen/ops/empty_like.h>
+#include <torch/library.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include "lower_attrs.h"
+
+namespace actgrad {
+namespace {
+
+// ------------------------------------------------------------------------------------------------ argument checks
+// The order and wording of python/actgrad/checks.py, which the Meta kernels use.
+
+std::string DtypeName(at::ScalarType t) { return "torch." + std::string(c10::getDtypeNames(t).first); }
+
+const at::Tensor& RequireTensor(const std::string& fn, const std::string& name, const c10::IValue& v) {
+    // the dispatcher passes None (an undefined tensor) for a Tensor argument that is not one
+    TORCH_CHECK_TYPE(v.isTensor() && v.toTensor().defined(), fn, ": ", name, " must be a Tensor, got NoneType");
+    return v.toTensor();
+}
+
+void CheckInputs(const TorchOpSpec& op, const std::string& fn, const at::Tensor& in0, const at::Tensor& in1) {
+    const std::string& name0 = op.inputs[0];
+    const std::string& name1 = op.inputs[1];
+    for (const auto& [name, t] : {std::pair<const std::string&, const at::Tensor&>{name0, in0}, {name1, in1}}) {
+        bool supported = false;
+        std::string names;
+        for (const std::string& d : op.dtypes) {
+            supported = supported || c10::getDtypeNames(t.scalar_type()).first == d;
+            names += (names.empty() ? "torch." : ", torch.") + d;
+        }
+        TORCH_CHECK(supported, fn, ": ", name, " has dtype ", DtypeName(t.scalar_type()), "; supported dtypes are ",
+                    names);
+    }
+    TORCH_CHECK(in0.scalar_type() == in1.scalar_type(), fn, ": ", name0, " and ", name1,
+                " must have the same dtype, got ", DtypeName(in0.scalar_type()), " and ", DtypeName(in1.scalar_type()));
+    TORCH_CHECK(in0.device() == in1.device(), fn, ": ", name0, " and ", name1, " must be on the same device, got ",
+                in0.device(), " and ", in1.device());
+    TORCH_CHECK(in0.sizes() == in1.sizes(), fn, ": ", name0, " and ", name1, " must have the same shape, got ",
+                in0.sizes(), " and ", in1.sizes());
+    TORCH_CHECK(in0.dim() <= op.maxRank, fn, ": ", name0, " has rank ", in0.dim(), "; at most ", op.maxRank,
+                " dimensions are supported");
+}
+
+// `out` must match the result exactly: it is never resized or cast.
+void CheckOut(const std::string& fn, const at::Tensor& out, const at::Tensor& like) {
+    TORCH_CHECK(out.scalar_type() == like.scalar_type(), fn, ": out has dtype ", DtypeName(out.scalar_type()),
+                ", expected ", DtypeName(like.scalar_type()));
+    TORCH_CHECK(out.device() == like.device(), fn, ": out is on ", out.device(), ", expected ", like.device());
+    TORCH_CHECK(out.sizes() == like.sizes(), fn, ": out has shape ", out.sizes(), ", expected ", like.sizes());
+}
+
+// The attributes as the kernel takes them (python/actgrad/schema.py, attribute_values): schema order, bools as 0/1,
+// the stand-in for an infinite default back to inf; then validated as float32 (ValueError naming the attribute).
+std::vector<double> AttributeValues(const TorchOpSpec& op, c10::ArrayRef<c10::IValue> given) {
+    std::vector<double> values;
+    for (size_t i = 0; i < op.attrs.size(); ++i) {
+        const TorchAttr& a = op.attrs[i];
+        double v = a.isBool ? (given[i].toBool() ? 1.0 : 0.0) : given[i].toDouble();
+        if (a.infiniteDefault && std::fabs(v) == std::numeric_limits<double>::max())
+            v = std::copysign(std::numeric_limits<double>::infinity(), v);
+        values.push_back(v);
+    }
+    try {
+        ElementwiseGradTiling scratch{};
+        LowerAttrs(op.opType, values.data(), values.size(), scratch);
+    } catch (const std::invalid_argument& e) {
+        TORCH_CHECK_VALUE(false, e.what());
+    }
+    return values;
+}
+
+// ------------------------------------------------------------------------------------------------ kernels
+
+bool Overlap(const at::Tensor& a, const at::Tensor& b) {  // two contiguous tensors share a byte
+    const auto* a0 = static_cast<const char*>(a.data_ptr());
+    const auto* b0 = static_cast<const char*>(b.data_ptr());
+    return a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
+// The kernel may write into `out` while it reads saved/grad: out is contiguous and either disjoint from both or
+// exactly the gradient (in-place, as oneDNN allows diff_src to alias diff_dst).
+bool CanWriteInto(const at::Tensor& out, const at::Tensor& saved, const at::Tensor& grad) {
+    if (!out.is_contiguous() || Overlap(out, saved)) return false;
+    return !Overlap(out, grad) || out.data_ptr() == grad.data_ptr();
+}
+
+class Kernel final : public c10::OperatorKernel {
+public:
+    Kernel(TorchOpSpec op, bool outVariant, LaunchFn launch)
+        : op_(std::move(op)), outVariant_(outVariant), launch_(std::move(launch)), fn_("actgrad." + op_.name) {}
+
+    void operator()(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack* stack) {
+        const size_t n = 2 + op_.attrs.size() + (outVariant_ ? 1 : 0);
+        const c10::ArrayRef<c10::IValue> args = torch::jit::last(stack, n);
+        const at::Tensor& in0 = RequireTensor(fn_, op_.inputs[0], args[0]);
+        const at::Tensor& in1 = RequireTensor(fn_, op_.inputs[1], args[1]);
+        CheckInputs(op_, fn_, in0, in1);
+        if (outVariant_) CheckOut(fn_, RequireTensor(fn_, "out", args[n - 1]), in0);
+        const std::vector<double> attrs = AttributeValues(op_, args.slice(2, op_.attrs.size()));
+        if (outVariant_) {
+            const at::Tensor out = args[n - 1].toTensor();
+            if (out.numel() > 0) RunInto(out, in0.contiguous(), in1.contiguous(), attrs);
+            torch::jit::drop(stack, n);
+        } else {
+            at::Tensor result = at::empty_like(in0, at::MemoryFormat::Contiguous);
+            if (result.numel() > 0) Launch(in0.contiguous(), in1.contiguous(), result, attrs);
+            torch::jit::drop(stack, n);
+            torch::jit::push(stack, std::move(result));
+        }
+    }
+
+private:
+    void Launch(const at::Tensor& in0, const at::Tensor& in1, const at::Tensor& out, const std::vector<double>& attrs) const {
+        launch_(op_.opType, in0, in1, out, attrs);
+    }
+
+    void RunInto(const at::Tensor& out, const at::Tensor& in0, const at::Tensor& in1, const std::vector<double>& attrs) const {
+        const at::Tensor& saved = op_.savedIndex == 0 ? in0 : in1;
+        const at::Tensor& grad = op_.savedIndex == 0 ? in1 : in0;
+        if (CanWriteInto(out, saved, grad)) {
+            Launch(in0, in1, out, attrs);
+        } else {
+            const at::Tensor result = at::empty_like(in0);
+            Launch(in0, in1, result, attrs);
+            out.copy_(result);
+        }
+    }
+
+    const TorchOpSpec op_;
+    const bool outVariant_;
+    const LaunchFn launch_;
+    const std::string fn_;
+};
+
+}  // namespace
+
+TorchOpSpec MakeTorchOpSpec(const std::string& ns, const std::string& name, const std::string& opType,
+                            const std::vector<std::string>& inputs, int64_t savedIndex,
+                            const std::vector<std::tuple<std::string, bool, bool>>& attrs,
+                            const std::vector<std::string>& dtypes, int64_t maxRank) {
+    TORCH_CHECK(inputs.size() == 2 && (savedIndex == 0 || savedIndex == 1), "actgrad: ", name,
+                " must have two tensor inputs, the saved one at index 0 or 1");
+    TorchOpSpec spec{ns, name, opType, inputs, savedIndex, {}, dtypes, maxRank};
+    for (const auto& [attr, isBool, infiniteDefault] : attrs) spec.attrs.push_back({attr, isBool, infiniteDefault});
+    return spec;
+}
+
+void RegisterKernels(const TorchOpSpec& spec, c10::DispatchKey key, LaunchFn launch) {
+    // registrations live as long as the process: destroying them at exit could run after torch's own teardown
+    static auto* libraries = new std::vector<std::unique_ptr<torch::Library>>();
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto lib = std::make_unique<torch::Library>(torch::Library::IMPL, spec.ns, std::nullopt, __FILE__, __LINE__);
+    for (const bool outVariant : {false, true}) {
+        const std::string overload = spec.name + (outVariant ? ".out" : "");
+        lib->impl(overload.c_str(), torch::dispatch(key, torch::CppFunction::makeFromBoxedFunctor(
+                                                             std::make_unique<Kernel>(spec, outVariant, launch))));
+    }
+    libraries->push_back(std::move(lib));
+}
+
+}  // namespace actgrad
