@@ -20,7 +20,7 @@ def twin_extension():
     sources = sorted(glob.glob("op_kernel/*.cpp")) + [
         "op_host/elementwise_tiling.cpp",
         "op_host/lower_attrs.cpp",
-        "op_host/out_autograd.cpp",
+        "op_host/autograd_kernels.cpp",
         "op_host/torch_kernels.cpp",
         "op_host/twin_torch.cpp",
         "op_host/twin_launch.cpp",

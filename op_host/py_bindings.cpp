@@ -6,7 +6,7 @@
 
 #include "elementwise_tiling.h"
 #include "lower_attrs.h"
-#include "out_autograd.h"
+#include "autograd_kernels.h"
 #include "twin_torch.h"
 #include "twin_launch.h"
 
@@ -121,6 +121,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         },
         py::arg("namespace"), py::arg("name"), py::arg("op_type"), py::arg("inputs"), py::arg("saved_index"),
         py::arg("attrs"), py::arg("dtypes"), py::arg("max_rank"));
+    m.def("register_functional_autograd", &actgrad::RegisterFunctionalAutograd, py::arg("namespace"), py::arg("name"),
+          py::arg("double_backward_op"));
     m.def("register_out_autograd", &actgrad::RegisterOutAutograd, py::arg("namespace"), py::arg("name"),
           py::arg("message"));
 }

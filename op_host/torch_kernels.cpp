@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 
+#include "impl_library.h"
 #include "lower_attrs.h"
 
 namespace actgrad {
@@ -153,17 +153,12 @@ TorchOpSpec MakeTorchOpSpec(const std::string& ns, const std::string& name, cons
 }
 
 void RegisterKernels(const TorchOpSpec& spec, c10::DispatchKey key, LaunchFn launch) {
-    // registrations live as long as the process: destroying them at exit could run after torch's own teardown
-    static auto* libraries = new std::vector<std::unique_ptr<torch::Library>>();
-    static std::mutex mutex;
-    std::lock_guard<std::mutex> lock(mutex);
-    auto lib = std::make_unique<torch::Library>(torch::Library::IMPL, spec.ns, std::nullopt, __FILE__, __LINE__);
+    torch::Library& lib = ImplLibrary(spec.ns, __FILE__, __LINE__);
     for (const bool outVariant : {false, true}) {
         const std::string overload = spec.name + (outVariant ? ".out" : "");
-        lib->impl(overload.c_str(), torch::dispatch(key, torch::CppFunction::makeFromBoxedFunctor(
-                                                             std::make_unique<Kernel>(spec, outVariant, launch))));
+        lib.impl(overload.c_str(), torch::dispatch(key, torch::CppFunction::makeFromBoxedFunctor(
+                                                            std::make_unique<Kernel>(spec, outVariant, launch))));
     }
-    libraries->push_back(std::move(lib));
 }
 
 }  // namespace actgrad

@@ -122,6 +122,27 @@ def test_backward_raises_inside_a_larger_graph(op):
     assert x.grad is None
 
 
+class _NoGradient(torch.autograd.Function):
+    """y * 2 whose backward sends no gradient (None) to y."""
+
+    @staticmethod
+    def forward(ctx, y):
+        return y * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None
+
+
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+def test_backward_raises_when_the_incoming_gradient_is_none(op):
+    # autograd still runs the op's backward node, with an undefined gradient: it must raise all the same
+    in0, in1 = leaves(op)
+    with pytest.raises(NotImplementedError, match=double_backward_error(op)):
+        _NoGradient.apply(packet(op)(in0, in1, *ATTR_SAMPLES[op.name][0])).sum().backward()
+    assert in0.grad is None and in1.grad is None
+
+
 def test_aten_drop_ins_raise_too():
     g, x = torch.randn(8, requires_grad=True), 3 * torch.randn(8)
     for call, name in [(lambda: actgrad.aten.hardtanh_backward(g, x, -1.0, 1.0), "hardtanh_grad"),
