@@ -10,11 +10,14 @@ namespace actgrad {
 // input requires grad, makes the output require grad through a node whose backward calls
 // `ns::<doubleBackwardOp>(grad, name)` for each input that wants a gradient. That op raises (its Meta kernel
 // returns an empty tensor, so torch.compile traces the backward and the compiled backward raises, as eager does).
-void RegisterFunctionalAutograd(const std::string& ns, const std::string& name, const std::string& doubleBackwardOp);
+// An input with a forward-mode tangent is refused (NotImplementedError `forwardAdMessage`).
+void RegisterFunctionalAutograd(const std::string& ns, const std::string& name, const std::string& doubleBackwardOp,
+                                const std::string& forwardAdMessage);
 
 // For `ns::name.out` (which mutates its last argument, `out`): an Autograd kernel that refuses, with grad mode on,
-// arguments requiring grad (RuntimeError `message`) and otherwise runs below autograd, and an ADInplaceOrView kernel
-// that bumps the version counter of `out` so autograd notices the write.
-void RegisterOutAutograd(const std::string& ns, const std::string& name, const std::string& message);
+// arguments requiring grad (RuntimeError `message`), and tangents as above, and otherwise runs below autograd; and an
+// ADInplaceOrView kernel that bumps the version counter of `out` so autograd notices the write.
+void RegisterOutAutograd(const std::string& ns, const std::string& name, const std::string& message,
+                         const std::string& forwardAdMessage);
 
 }  // namespace actgrad

@@ -122,7 +122,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("namespace"), py::arg("name"), py::arg("op_type"), py::arg("inputs"), py::arg("saved_index"),
         py::arg("attrs"), py::arg("dtypes"), py::arg("max_rank"));
     m.def("register_functional_autograd", &actgrad::RegisterFunctionalAutograd, py::arg("namespace"), py::arg("name"),
-          py::arg("double_backward_op"));
+          py::arg("double_backward_op"), py::arg("forward_ad_message"));
     m.def("register_out_autograd", &actgrad::RegisterOutAutograd, py::arg("namespace"), py::arg("name"),
-          py::arg("message"));
+          py::arg("message"), py::arg("forward_ad_message"));
 }

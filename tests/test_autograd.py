@@ -238,3 +238,41 @@ def test_compile_inductor_forward_with_requires_grad_and_backward_raises():
     with pytest.raises(NotImplementedError, match=double_backward_error(op)):
         got.sum().backward()
     assert x.grad is None
+
+
+def test_compiled_autograd_backward_raises_as_eager():
+    # compiled autograd captures the backward graph node by node: this one refuses with actgrad's message
+    torch._dynamo.reset()
+    op = OPS[0]
+    in0, in1 = leaves(op)
+    y = packet(op)(in0, in1, *ATTR_SAMPLES[op.name][0])
+    with torch._dynamo.compiled_autograd._enable(torch.compile(backend="eager")):
+        with pytest.raises(NotImplementedError, match=double_backward_error(op)):
+            y.sum().backward()
+    assert in0.grad is None and in1.grad is None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Forward-mode AD: refused, not silently tangent-free
+
+
+def forward_ad_error(op):
+    return re.escape(f"actgrad.{op.name}: forward-mode AD (a tangent on an input) is not implemented by actgrad")
+
+
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+def test_forward_mode_ad_is_refused(op):
+    import torch.autograd.forward_ad as fwAD
+
+    attrs = ATTR_SAMPLES[op.name][0]
+    in0, in1 = inputs(op, torch.float32)
+    for which in (0, 1):  # a tangent on either input
+        with pytest.raises(NotImplementedError, match=forward_ad_error(op)):
+            torch.func.jvp(lambda t: packet(op)(*((t, in1) if which == 0 else (in0, t)), *attrs),
+                           ((in0, in1)[which],), (torch.ones_like(in0),))
+    out = torch.full_like(in0, 7.0)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(in1, torch.ones_like(in1))
+        with pytest.raises(NotImplementedError, match=forward_ad_error(op)):
+            packet(op).out(in0, dual, *attrs, out=out)
+    assert (out == 7.0).all()

@@ -193,6 +193,9 @@ def test_socs_listed():
         assert name in socs
     with pytest.raises(ValueError, match="Ascend999"):
         H.ag().set_default_soc("Ascend999")
+    for not_a_name in ("", 3):  # None is the way back to the default
+        with pytest.raises(ValueError, match="unknown SoC"):
+            H.ag().set_default_soc(not_a_name)
 
 
 SOCS_OK = ["Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910B4", "Ascend910_93", "Ascend950"]

@@ -538,12 +538,6 @@ def test_no_private_use1_kernels_without_torch_npu():
             assert torch._C._dispatch_has_kernel_for_dispatch_key(overload.name(), "Meta")
 
 
-def test_npu_kernel_without_the_bridge_explains_how_to_build_it():
-    # what npu.register() installs as every PrivateUse1 kernel when torch_npu is there and actgrad._npu is not
-    with pytest.raises(RuntimeError, match="scripts/build_npu_package.sh"):
-        npu.bridge_missing(torch.ones(1), torch.ones(1), -1.0, 1.0)
-
-
 class _RecordingLibrary:
     ns = "actgrad"
 
@@ -554,10 +548,28 @@ class _RecordingLibrary:
         self.impls.append((name, fn, key))
 
 
-def test_npu_registration_with_and_without_the_bridge(monkeypatch):
-    """With torch_npu: the bridge registers the C++ kernels of every op from its spec entry; without the bridge,
-    every PrivateUse1 kernel explains how to build it."""
+def _register_npu(monkeypatch, bridge):
+    """npu.register() on a recording library, with torch_npu "installed" and actgrad._npu being `bridge`: a module
+    object, None (not built) or an exception (raised by its import)."""
     monkeypatch.setattr(npu, "torch_npu_available", lambda: True)
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: (bridge is not None or None) if name == "actgrad._npu" else find_spec(name, *a))
+
+    def import_module(name):
+        assert name == "actgrad._npu"
+        if isinstance(bridge, Exception):
+            raise bridge
+        return bridge
+
+    monkeypatch.setattr(npu.importlib, "import_module", import_module)
+    lib = _RecordingLibrary()
+    npu.register(lib)
+    return lib
+
+
+def test_npu_registration_with_the_bridge(monkeypatch):
+    """The bridge registers the C++ kernels of every op from its spec entry."""
     calls = []
 
     class Bridge:
@@ -565,10 +577,7 @@ def test_npu_registration_with_and_without_the_bridge(monkeypatch):
         def register_kernels(*args):
             calls.append(args)
 
-    monkeypatch.setattr(npu.importlib, "import_module", lambda name: Bridge if name == "actgrad._npu" else None)
-    lib = _RecordingLibrary()
-    npu.register(lib)
-    assert lib.impls == []
+    assert _register_npu(monkeypatch, Bridge).impls == []
     by_name = {c[1]: c for c in calls}
     assert sorted(by_name) == sorted(op.name for op in OPS)
     elu = by_name["elu_backward"]
@@ -577,15 +586,20 @@ def test_npu_registration_with_and_without_the_bridge(monkeypatch):
                       ("input_scale", False, False)]
     assert by_name["soft_plus_backward"][5][1] == ("threshold", False, True)  # the inf default's stand-in
 
-    def no_bridge(name):
-        raise ImportError(name)
 
-    monkeypatch.setattr(npu.importlib, "import_module", no_bridge)
-    lib = _RecordingLibrary()
-    npu.register(lib)
+@pytest.mark.parametrize("bridge,match", [
+    (None, r"NPU kernels are not built\. On a host with CANN"),
+    (ImportError("libascendcl.so: cannot open shared object file"),
+     r"built but unusable: importing it failed with ImportError\('libascendcl\.so.*On a host with CANN"),
+    (object(), r"built but unusable: it predates this actgrad \(no register_kernels\); rebuild it"),
+], ids=["not-built", "does-not-load", "stale"])
+def test_npu_kernels_without_a_usable_bridge_say_what_to_do(monkeypatch, bridge, match):
+    lib = _register_npu(monkeypatch, bridge)
     assert sorted((name, key) for name, _, key in lib.impls) == sorted(
         (f"{op.name}{suffix}", "PrivateUse1") for op in OPS for suffix in ("", ".out"))
-    assert all(fn is npu.bridge_missing for _, fn, _ in lib.impls)
+    for _, kernel, _ in lib.impls:
+        with pytest.raises(RuntimeError, match=match):
+            kernel(torch.ones(1), torch.ones(1), -1.0, 1.0)
 
 
 def test_torchair_derives_each_op_type_from_the_op_name():

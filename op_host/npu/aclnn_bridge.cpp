@@ -13,10 +13,15 @@
 
 namespace {
 
+constexpr size_t kMaxAttrs = 8;
+
 // Arguments as _C.launch takes them: inputs in IR order, contiguous, one dtype; attrs in spec order, bools as 0/1.
 void Launch(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1, const at::Tensor& out,
             const std::vector<double>& attrs)
 {
+    bool flags[kMaxAttrs];  // the bool attributes as aclnn takes them (the generated calls pick theirs)
+    TORCH_CHECK(attrs.size() <= kMaxAttrs, "actgrad._npu: ", opType, " got ", attrs.size(), " attributes");
+    for (size_t i = 0; i < attrs.size(); ++i) flags[i] = attrs[i] != 0.0;
 #define ACTGRAD_ACLNN_CALL(OpType, api, ...) \
     if (opType == #OpType) {                 \
         EXEC_NPU_CMD(api, __VA_ARGS__);      \

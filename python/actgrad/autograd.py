@@ -13,6 +13,8 @@ an autograd kernel torch's fallback only warns when something backpropagates thr
   grad mode on) with the error ATen's out= functions raise, and otherwise runs the kernel below autograd; and, as
   torch.library.custom_op gives a mutable op, an ADInplaceOrView kernel that bumps the version counter of `out`,
   so that autograd notices the write when `out` was saved for another op's backward.
+- forward-mode AD (torch.func.jvp, torch.autograd.forward_ad) is refused by both with NotImplementedError: the
+  tangent would otherwise be dropped silently.
 
 All are C++ kernels (op_host/autograd_kernels.cpp): torch.library.register_autograd's Python wrapper cost about
 25 us per functional call, three times the rest of a small call.
@@ -35,6 +37,11 @@ def double_backward_message(op_name: str) -> str:
             "them, or use torch.no_grad()) where it is not to be differentiated.")
 
 
+def forward_ad_message(op: OpSpec) -> str:
+    return (f"actgrad.{op.name}: forward-mode AD (a tangent on an input) is not implemented by actgrad. "
+            f"actgrad.{op.name} is itself a backward kernel; call it on tensors without tangents.")
+
+
 def out_requires_grad_message(op: OpSpec) -> str:
     # the wording of ATen's out= functions, e.g. torch.add(x, y, out=z) with x requiring grad
     return (f"actgrad.{op.name}(): functions with out=... arguments don't support automatic differentiation, but "
@@ -55,5 +62,5 @@ def register(lib: torch.library.Library, ops: Iterable[OpSpec]) -> None:
     lib.impl(DOUBLE_BACKWARD_OP, _double_backward_not_implemented, "CompositeExplicitAutograd")
     lib.impl(DOUBLE_BACKWARD_OP, _double_backward_meta, "Meta")
     for op in ops:
-        _C.register_functional_autograd(lib.ns, op.name, DOUBLE_BACKWARD_OP)
-        _C.register_out_autograd(lib.ns, op.name, out_requires_grad_message(op))
+        _C.register_functional_autograd(lib.ns, op.name, DOUBLE_BACKWARD_OP, forward_ad_message(op))
+        _C.register_out_autograd(lib.ns, op.name, out_requires_grad_message(op), forward_ad_message(op))

@@ -13,9 +13,10 @@ import importlib.util
 from .schema import NAMESPACE, kernel_spec
 from .spec import OPS
 
-BUILD_HINT = ("actgrad's NPU kernels are not built. On a host with CANN (source <cann>/set_env.sh so that "
-              "ASCEND_HOME_PATH is set) and torch_npu, run scripts/build_npu_package.sh, install the "
-              "custom_opp_*.run it prints, and source the vendor's bin/set_env.bash before importing torch.")
+BUILD_STEPS = ("On a host with CANN (source <cann>/set_env.sh so that ASCEND_HOME_PATH is set) and torch_npu, run "
+               "scripts/build_npu_package.sh, install the custom_opp_*.run it prints, and source the vendor's "
+               "bin/set_env.bash before importing torch.")
+BUILD_HINT = "actgrad's NPU kernels are not built. " + BUILD_STEPS
 
 
 def torch_npu_available() -> bool:
@@ -27,16 +28,32 @@ def bridge_missing(*args, **kwargs):
     raise RuntimeError(BUILD_HINT)
 
 
+def _unusable_bridge(reason: str):
+    def kernel(*args, **kwargs):
+        raise RuntimeError(f"actgrad's NPU bridge actgrad._npu is built but unusable: {reason}. {BUILD_STEPS}")
+    return kernel
+
+
 def register(lib) -> None:
+    """PrivateUse1 kernels for every operator, when torch_npu is installed: the bridge's C++ kernels, or kernels
+    that raise saying how to build (or rebuild) it. The bridge loads torch_npu and CANN's libraries here, at
+    `import actgrad`."""
     if not torch_npu_available():
         return
-    try:
-        bridge = importlib.import_module("actgrad._npu")
-    except ImportError:
-        bridge = None
+    missing = None
+    if importlib.util.find_spec("actgrad._npu") is None:
+        missing = bridge_missing
+    else:
+        try:
+            bridge = importlib.import_module("actgrad._npu")
+        except ImportError as error:  # built, but its libraries do not load
+            missing = _unusable_bridge(f"importing it failed with {error!r}")
+        else:
+            if not hasattr(bridge, "register_kernels"):
+                missing = _unusable_bridge("it predates this actgrad (no register_kernels); rebuild it")
     for op in OPS:
-        if bridge is not None:
+        if missing is None:
             bridge.register_kernels(NAMESPACE, *kernel_spec(op))
         else:
-            lib.impl(op.name, bridge_missing, "PrivateUse1")
-            lib.impl(f"{op.name}.out", bridge_missing, "PrivateUse1")
+            lib.impl(op.name, missing, "PrivateUse1")
+            lib.impl(f"{op.name}.out", missing, "PrivateUse1")

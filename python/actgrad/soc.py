@@ -20,8 +20,8 @@ def check_soc(name: str) -> str:
 
 def set_default_soc(name: str | None) -> None:
     """Run later launches as `name`; None goes back to $ACTGRAD_SOC or Ascend910B2."""
-    # kept in C++, where the CPU kernels read it on every launch; ValueError for an unknown name
-    _C.set_default_soc("" if name is None else name)
+    # kept in C++, where the CPU kernels read it on every launch ("" clears it there)
+    _C.set_default_soc("" if name is None else check_soc(name))
 
 
 def default_soc() -> str:

@@ -32,9 +32,10 @@ def render_registry(spec) -> str:
 
 
 def _aclnn_arg(attr, index: int) -> str:
-    # The bridge receives every attribute as a double (bools as 0.0/1.0, as for _C.launch); the generated
-    # aclnn API takes float attributes as double and bool attributes as bool.
-    return f"attrs[{index}] != 0.0" if attr.type == "bool" else f"attrs[{index}]"
+    # The bridge receives every attribute as a double (bools as 0.0/1.0, as for _C.launch); the generated aclnn API
+    # takes float attributes as double and bool attributes as bool, which the bridge keeps in flags[]. Every argument
+    # is an lvalue: EXEC_NPU_CMD binds them to non-const references.
+    return f"flags[{index}]" if attr.type == "bool" else f"attrs[{index}]"
 
 
 def render_aclnn_calls(spec) -> str:
