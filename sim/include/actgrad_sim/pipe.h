@@ -4,6 +4,7 @@
 // to that buffer only.
 #pragma once
 #include <array>
+#include <new>
 #include <cstdint>
 
 #include "tensor.h"
@@ -33,8 +34,7 @@ public:
         if (end > ctx.soc().ubBytes)
             Fail(ErrorKind::UbOverflow, api, "buffer of ", rounded, " bytes at UB offset ", offset_, " ends at ", end,
                  ", beyond the ", ctx.soc().ubBytes, " bytes of UB on ", ctx.soc().name);
-        BufferRecord& r = records_[used_++];
-        r = BufferRecord{};
+        BufferRecord& r = *new (&records_[used_++].record) BufferRecord{};
         r.offset = offset_;
         r.length = rounded;
         r.pos = pos;
@@ -47,8 +47,8 @@ public:
     }
     void Reset() {
         for (uint32_t i = 0; i < used_; ++i) {
-            records_[i].generation++;
-            records_[i].retired = true;
+            records_[i].record.generation++;
+            records_[i].record.retired = true;
         }
         generation_ += 1u << 20;  // re-carved slots never match a handle from before the reset
         used_ = 0;
@@ -64,7 +64,13 @@ public:
     uint32_t CarvedBytes() const { return offset_; }
 
 private:
-    std::array<BufferRecord, kMaxBuffers> records_{};
+    // storage for the records Carve makes; the rest is never read: constructing all of them cost more per block
+    // than a small block's vector work
+    union Slot {
+        Slot() {}
+        BufferRecord record;
+    };
+    std::array<Slot, kMaxBuffers> records_;
     uint32_t used_ = 0;
     uint32_t offset_ = 0;
     uint32_t generation_ = 1;
@@ -206,8 +212,10 @@ private:
         actgrad_sim::Fail(actgrad_sim::ErrorKind::UseAfterFree, api, "the queue's buffers were released by TPipe::Reset");
     }
 
-    std::array<actgrad_sim::BufferRecord*, actgrad_sim::kMaxBuffers> bufs_{};
-    std::array<actgrad_sim::BufferRecord*, actgrad_sim::kMaxBuffers> fifo_{};
+    // read only below num_ (bufs_) and where EnQue wrote (fifo_): left uninitialized, as zeroing them cost a small
+    // block more than its vector work
+    std::array<actgrad_sim::BufferRecord*, actgrad_sim::kMaxBuffers> bufs_;
+    std::array<actgrad_sim::BufferRecord*, actgrad_sim::kMaxBuffers> fifo_;
     uint32_t num_ = 0, cursor_ = 0, head_ = 0, count_ = 0;
 };
 
