@@ -20,6 +20,12 @@ namespace {
 
 std::string DtypeName(at::ScalarType t) { return "torch." + std::string(c10::getDtypeNames(t).first); }
 
+std::string SupportedDtypes(const TorchOpSpec& op) {  // for messages
+    std::string names;
+    for (const std::string& d : op.dtypes) names += (names.empty() ? "torch." : ", torch.") + d;
+    return names;
+}
+
 const at::Tensor& RequireTensor(const std::string& fn, const std::string& name, const c10::IValue& v) {
     // the dispatcher passes None (an undefined tensor) for a Tensor argument that is not one
     TORCH_CHECK_TYPE(v.isTensor() && v.toTensor().defined(), fn, ": ", name, " must be a Tensor, got NoneType");
@@ -30,14 +36,11 @@ void CheckInputs(const TorchOpSpec& op, const std::string& fn, const at::Tensor&
     const std::string& name0 = op.inputs[0];
     const std::string& name1 = op.inputs[1];
     for (const auto& [name, t] : {std::pair<const std::string&, const at::Tensor&>{name0, in0}, {name1, in1}}) {
+        const std::string_view dtype = c10::getDtypeNames(t.scalar_type()).first;
         bool supported = false;
-        std::string names;
-        for (const std::string& d : op.dtypes) {
-            supported = supported || c10::getDtypeNames(t.scalar_type()).first == d;
-            names += (names.empty() ? "torch." : ", torch.") + d;
-        }
+        for (const std::string& d : op.dtypes) supported = supported || dtype == d;
         TORCH_CHECK(supported, fn, ": ", name, " has dtype ", DtypeName(t.scalar_type()), "; supported dtypes are ",
-                    names);
+                    SupportedDtypes(op));
     }
     TORCH_CHECK(in0.scalar_type() == in1.scalar_type(), fn, ": ", name0, " and ", name1,
                 " must have the same dtype, got ", DtypeName(in0.scalar_type()), " and ", DtypeName(in1.scalar_type()));

@@ -23,13 +23,16 @@ std::string& ChosenSoc() {  // guarded by SocMutex: kernels read it from any thr
     return name;
 }
 
-bool KnownSoc(const std::string& name, std::string& known) {
-    bool found = false;
-    for (const auto& p : actgrad_sim::SocProfiles()) {
-        found = found || name == p.name;
-        known += std::string(known.empty() ? "" : ", ") + p.name;
-    }
-    return found;
+bool KnownSoc(const std::string& name) {
+    for (const auto& p : actgrad_sim::SocProfiles())
+        if (name == p.name) return true;
+    return false;
+}
+
+std::string KnownSocs() {  // for messages
+    std::string known;
+    for (const auto& p : actgrad_sim::SocProfiles()) known += std::string(known.empty() ? "" : ", ") + p.name;
+    return known;
 }
 
 DtypeKey KeyOf(const at::Tensor& t) {
@@ -44,8 +47,7 @@ DtypeKey KeyOf(const at::Tensor& t) {
 }  // namespace
 
 void SetDefaultSoc(const std::string& name) {
-    std::string known;
-    TORCH_CHECK_VALUE(name.empty() || KnownSoc(name, known), "unknown SoC '", name, "'; known: ", known);
+    TORCH_CHECK_VALUE(name.empty() || KnownSoc(name), "unknown SoC '", name, "'; known: ", KnownSocs());
     std::lock_guard<std::mutex> lock(SocMutex());
     ChosenSoc() = name;
 }
@@ -57,8 +59,7 @@ std::string DefaultSoc() {
     }
     const char* env = std::getenv(kSocEnvVar);
     const std::string name = env ? env : kFallbackSoc;
-    std::string known;
-    TORCH_CHECK_VALUE(KnownSoc(name, known), "$", kSocEnvVar, "='", name, "' is not a known SoC; known: ", known);
+    TORCH_CHECK_VALUE(KnownSoc(name), "$", kSocEnvVar, "='", name, "' is not a known SoC; known: ", KnownSocs());
     return name;
 }
 
