@@ -592,7 +592,9 @@ def test_npu_registration_with_the_bridge(monkeypatch):
     (ImportError("libascendcl.so: cannot open shared object file"),
      r"built but unusable: importing it failed with ImportError\('libascendcl\.so.*On a host with CANN"),
     (object(), r"built but unusable: it predates this actgrad \(no register_kernels\); rebuild it"),
-], ids=["not-built", "does-not-load", "stale"])
+    (type("OtherSignature", (), {"register_kernels": staticmethod(lambda ns, name: None)}),
+     r"built but unusable: its register_kernels does not take this actgrad's arguments .*; rebuild it"),
+], ids=["not-built", "does-not-load", "stale", "other-signature"])
 def test_npu_kernels_without_a_usable_bridge_say_what_to_do(monkeypatch, bridge, match):
     lib = _register_npu(monkeypatch, bridge)
     assert sorted((name, key) for name, _, key in lib.impls) == sorted(

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include <ATen/DeviceGuard.h>
 #include <torch/extension.h>
 
 #include "op_plugin/utils/op_api_common.h"  // EXEC_NPU_CMD; torch_npu ships it in include/third_party/op-plugin
@@ -19,13 +20,17 @@ constexpr size_t kMaxAttrs = 8;
 void Launch(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1, const at::Tensor& out,
             const std::vector<double>& attrs)
 {
-    bool flags[kMaxAttrs];  // the bool attributes as aclnn takes them (the generated calls pick theirs)
-    TORCH_CHECK(attrs.size() <= kMaxAttrs, "actgrad._npu: ", opType, " got ", attrs.size(), " attributes");
+    const c10::OptionalDeviceGuard onInputDevice(at::device_of(in0));  // the stream of the tensors' device
+    bool flags[kMaxAttrs] = {};  // the bool attributes as aclnn takes them (the generated calls pick theirs)
+    TORCH_CHECK(attrs.size() <= kMaxAttrs, "actgrad._npu: ", opType, " got ", attrs.size(), " attributes, at most ",
+                kMaxAttrs, " expected");
     for (size_t i = 0; i < attrs.size(); ++i) flags[i] = attrs[i] != 0.0;
-#define ACTGRAD_ACLNN_CALL(OpType, api, ...) \
-    if (opType == #OpType) {                 \
-        EXEC_NPU_CMD(api, __VA_ARGS__);      \
-        return;                              \
+#define ACTGRAD_ACLNN_CALL(OpType, api, count, ...)                                                          \
+    if (opType == #OpType) {                                                                               \
+        TORCH_CHECK(attrs.size() == (count), "actgrad._npu: ", opType, " takes ", (count), " attributes, got ", \
+                    attrs.size());                                                                         \
+        EXEC_NPU_CMD(api, __VA_ARGS__);                                                                    \
+        return;                                                                                            \
     }
 #include "npu/aclnn_calls.inc"
 #undef ACTGRAD_ACLNN_CALL

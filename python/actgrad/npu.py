@@ -51,9 +51,16 @@ def register(lib) -> None:
         else:
             if not hasattr(bridge, "register_kernels"):
                 missing = _unusable_bridge("it predates this actgrad (no register_kernels); rebuild it")
+    if missing is None:
+        try:  # the first registration shows whether the bridge takes this actgrad's arguments
+            bridge.register_kernels(NAMESPACE, *kernel_spec(OPS[0]))
+        except TypeError as error:
+            missing = _unusable_bridge(f"its register_kernels does not take this actgrad's arguments ({error}); "
+                                       "rebuild it")
     for op in OPS:
         if missing is None:
-            bridge.register_kernels(NAMESPACE, *kernel_spec(op))
+            if op is not OPS[0]:
+                bridge.register_kernels(NAMESPACE, *kernel_spec(op))
         else:
             lib.impl(op.name, missing, "PrivateUse1")
             lib.impl(f"{op.name}.out", missing, "PrivateUse1")

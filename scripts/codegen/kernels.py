@@ -39,12 +39,13 @@ def _aclnn_arg(attr, index: int) -> str:
 
 
 def render_aclnn_calls(spec) -> str:
-    """ACTGRAD_ACLNN_CALL(OpType, aclnn<OpType>, args...): how the torch_npu bridge calls each generated aclnn API.
+    """ACTGRAD_ACLNN_CALL(OpType, aclnn<OpType>, attribute count, args...): how the torch_npu bridge calls each
+    generated aclnn API.
 
     The custom package's aclnn API is named after the OpType and takes inputs, attributes, output in OpDef order.
     """
     lines = []
     for op in spec.OPS:
         args = ["in0", "in1", *(_aclnn_arg(a, i) for i, a in enumerate(op.attrs)), "out"]
-        lines.append(f"ACTGRAD_ACLNN_CALL({op.op_type}, aclnn{op.op_type}, {', '.join(args)})\n")
+        lines.append(f"ACTGRAD_ACLNN_CALL({op.op_type}, aclnn{op.op_type}, {len(op.attrs)}, {', '.join(args)})\n")
     return CPP_BANNER + "".join(lines)
