@@ -1,6 +1,5 @@
 #include "torch_kernels.h"
 
-#include <ATen/DeviceGuard.h>
 #include <ATen/ops/empty_like.h>
 #include <torch/library.h>
 
@@ -108,7 +107,6 @@ public:
         CheckInputs(op_, fn_, in0, in1);
         if (outVariant_) CheckOut(fn_, RequireTensor(fn_, "out", args[n - 1]), in0);
         const std::vector<double> attrs = AttributeValues(op_, args.slice(2, op_.attrs.size()));
-        const c10::OptionalDeviceGuard onInputDevice(at::device_of(in0));  // NPU: the stream of the tensors' device
         if (outVariant_) {
             const at::Tensor out = args[n - 1].toTensor();
             if (out.numel() > 0) RunInto(out, in0.contiguous(), in1.contiguous(), attrs);

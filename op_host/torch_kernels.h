@@ -35,7 +35,8 @@ TorchOpSpec MakeTorchOpSpec(const std::string& ns, const std::string& name, cons
                             const std::vector<std::string>& dtypes, int64_t maxRank);
 
 // Runs op_type's kernel: in0/in1 in IR order, contiguous, one dtype and size; out likewise, possibly the gradient
-// input itself; attrs in schema order, bools as 0/1, validated.
+// input itself; attrs in schema order, bools as 0/1, validated. It picks the device (the NPU launch guards the
+// inputs' device, whose stream it queues on).
 using LaunchFn = std::function<void(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
                                     const at::Tensor& out, const std::vector<double>& attrs)>;
 
