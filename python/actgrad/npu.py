@@ -34,33 +34,34 @@ def _unusable_bridge(reason: str):
     return kernel
 
 
+def _bridge():
+    """(actgrad._npu, None) when it can serve, else (None, the PrivateUse1 kernel that says why not)."""
+    if importlib.util.find_spec("actgrad._npu") is None:
+        return None, bridge_missing
+    try:
+        bridge = importlib.import_module("actgrad._npu")
+    except ImportError as error:  # built, but its libraries do not load
+        return None, _unusable_bridge(f"importing it failed with {error!r}")
+    if not hasattr(bridge, "register_kernels"):
+        return None, _unusable_bridge("it predates this actgrad (no register_kernels); rebuild it")
+    return bridge, None
+
+
 def register(lib) -> None:
     """PrivateUse1 kernels for every operator, when torch_npu is installed: the bridge's C++ kernels, or kernels
     that raise saying how to build (or rebuild) it. The bridge loads torch_npu and CANN's libraries here, at
     `import actgrad`."""
     if not torch_npu_available():
         return
-    missing = None
-    if importlib.util.find_spec("actgrad._npu") is None:
-        missing = bridge_missing
-    else:
-        try:
-            bridge = importlib.import_module("actgrad._npu")
-        except ImportError as error:  # built, but its libraries do not load
-            missing = _unusable_bridge(f"importing it failed with {error!r}")
-        else:
-            if not hasattr(bridge, "register_kernels"):
-                missing = _unusable_bridge("it predates this actgrad (no register_kernels); rebuild it")
-    if missing is None:
-        try:  # the first registration shows whether the bridge takes this actgrad's arguments
-            bridge.register_kernels(NAMESPACE, *kernel_spec(OPS[0]))
+    bridge, missing = _bridge()
+    if bridge is not None:
+        try:  # a bridge built for other arguments fails on the first operator, before it registers anything
+            for op in OPS:
+                bridge.register_kernels(NAMESPACE, *kernel_spec(op))
+            return
         except TypeError as error:
             missing = _unusable_bridge(f"its register_kernels does not take this actgrad's arguments ({error}); "
                                        "rebuild it")
     for op in OPS:
-        if missing is None:
-            if op is not OPS[0]:
-                bridge.register_kernels(NAMESPACE, *kernel_spec(op))
-        else:
-            lib.impl(op.name, missing, "PrivateUse1")
-            lib.impl(f"{op.name}.out", missing, "PrivateUse1")
+        lib.impl(op.name, missing, "PrivateUse1")
+        lib.impl(f"{op.name}.out", missing, "PrivateUse1")
