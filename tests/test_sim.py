@@ -113,7 +113,8 @@ def sim_build(tmp_path_factory) -> SimBuild:
 
 
 def _run(binary: pathlib.Path, *args: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("ACTGRAD_SOC", "ACTGRAD_SIM_THREADS", "ACTGRAD_SIM_NO_AVX2")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("ACTGRAD_SOC", "ACTGRAD_SIM_THREADS", "ACTGRAD_SIM_NO_AVX2", "ACTGRAD_SIM_NO_DEFER")}
     env.update(env_extra or {})
     return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
 

@@ -1,5 +1,6 @@
-"""The twin's AVX2 loops change speed, never results: every operator gives the same bits with them switched off
-(ACTGRAD_SIM_NO_AVX2=1, read once per process, hence the subprocess) on special and random values in every dtype."""
+"""The twin's AVX2 loops and its deferred bf16 widening change speed, never results: every operator gives the same bits
+with them switched off (ACTGRAD_SIM_NO_AVX2=1, ACTGRAD_SIM_NO_DEFER=1, read once per process, hence the subprocesses) on
+special and random values in every dtype."""
 import os
 import subprocess
 import sys
@@ -21,17 +22,22 @@ torch.save(out, sys.argv[1])
 """
 
 
+SWITCHES = ("ACTGRAD_SIM_NO_AVX2", "ACTGRAD_SIM_NO_DEFER")
+
+
 def _run(path, env_extra):
-    env = {k: v for k, v in os.environ.items() if k != "ACTGRAD_SIM_NO_AVX2"}
+    env = {k: v for k, v in os.environ.items() if k not in SWITCHES}
     env.update(env_extra)
     code = SCRIPT.format(tests=os.path.dirname(__file__))
     subprocess.run([sys.executable, "-c", code, str(path)], check=True, env=env)
     return torch.load(path)
 
 
-def test_operators_give_the_same_bits_with_and_without_avx2(tmp_path):
+def test_operators_give_the_same_bits_with_each_speed_path_off(tmp_path):
     fast = _run(tmp_path / "fast.pt", {})
-    portable = _run(tmp_path / "portable.pt", {"ACTGRAD_SIM_NO_AVX2": "1"})
-    assert fast.keys() == portable.keys() and len(fast) > 30
-    for key in fast:
-        assert torch.equal(fast[key], portable[key]), key
+    assert len(fast) > 30
+    for switch in SWITCHES:
+        slow = _run(tmp_path / f"{switch}.pt", {switch: "1"})
+        assert fast.keys() == slow.keys()
+        for key in fast:
+            assert torch.equal(fast[key], slow[key]), (switch, key)

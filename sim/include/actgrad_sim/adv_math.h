@@ -35,14 +35,14 @@ template <typename T, bool isReuseSource = false>
 void Tanh(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
           const uint32_t calCount) {
     actgrad_sim::CheckHighLevel(dstTensor, srcTensor, sharedTmpBuffer, calCount, 256 * actgrad_sim::TanhTmpFactor<T>(), "Tanh");
-    actgrad_sim::ApplyUnary(dstTensor.GetPhyAddr(), srcTensor.GetPhyAddr(), int32_t(calCount), [](float a) { return std::tanh(a); });
+    actgrad_sim::ApplyUnary(dstTensor.Data(), srcTensor.Data(), int32_t(calCount), [](float a) { return std::tanh(a); });
 }
 
 template <typename T, bool isReuseSource = false>
 void Sigmoid(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
              const uint32_t calCount) {
     actgrad_sim::CheckHighLevel(dstTensor, srcTensor, sharedTmpBuffer, calCount, 256, "Sigmoid");
-    actgrad_sim::ApplyUnary(dstTensor.GetPhyAddr(), srcTensor.GetPhyAddr(), int32_t(calCount),
+    actgrad_sim::ApplyUnary(dstTensor.Data(), srcTensor.Data(), int32_t(calCount),
                             [](float a) { return actgrad_sim::SigmoidF(a); });
 }
 
@@ -50,7 +50,7 @@ template <typename T, bool isReuseSource = false>
 void Erf(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
          const uint32_t calCount) {
     actgrad_sim::CheckHighLevel(dstTensor, srcTensor, sharedTmpBuffer, calCount, 256 * actgrad_sim::ErfTmpFactor<T>(), "Erf");
-    actgrad_sim::ApplyUnary(dstTensor.GetPhyAddr(), srcTensor.GetPhyAddr(), int32_t(calCount), [](float a) { return std::erf(a); });
+    actgrad_sim::ApplyUnary(dstTensor.Data(), srcTensor.Data(), int32_t(calCount), [](float a) { return std::erf(a); });
 }
 
 }  // namespace AscendC

@@ -91,6 +91,14 @@ struct EventFlag {
     uint64_t seq = 0;
 };
 
+// A bf16 -> f32 Cast the twin has not stored yet (deferred_widen.h).
+struct DeferredWiden {
+    float* dst;
+    const uint16_t* src;
+    uint32_t count;
+};
+constexpr uint32_t kMaxDeferred = 8;
+
 struct BlockContext {
     const LaunchContext* launch = nullptr;
     uint32_t blockIdx = 0;
@@ -102,6 +110,8 @@ struct BlockContext {
     uint64_t synced[kEventCount] = {};  // every write with seq <= synced[e] is visible across event e
     EventFlag flags[kEventCount][8];
     uint32_t queueEventsInFlight[kEventCount] = {};  // event IDs held by EnQue'd buffers
+    DeferredWiden deferred[kMaxDeferred];  // the first deferredCount are live
+    uint32_t deferredCount = 0;
     BlockStats stats;
     std::vector<GmRegion> gmWrites;  // merged write ranges, checked across blocks after the launch
 

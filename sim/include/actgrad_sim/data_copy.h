@@ -143,7 +143,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint3
     actgrad_sim::CheckWholeBlocks<T>(count, api);
     if (count == 0) return;
     src.CheckAccess(api, 0, count);
-    actgrad_sim::CopyFromGm(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(count) * sizeof(T));
+    actgrad_sim::CopyFromGm(dst.Data(), src.GetPhyAddr(), size_t(count) * sizeof(T));
     actgrad_sim::RecordGmRead(ctx, uint64_t(count) * sizeof(T));
 }
 
@@ -156,7 +156,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint3
     actgrad_sim::CheckWholeBlocks<T>(count, api);
     if (count == 0) return;
     dst.CheckAccess(api, 0, count);
-    actgrad_sim::CopyToGm(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(count) * sizeof(T));
+    actgrad_sim::CopyToGm(dst.GetPhyAddr(), src.Data(), size_t(count) * sizeof(T));
     actgrad_sim::RecordGmWriteDma(ctx, dst.GetPhyAddr(), uint64_t(count) * sizeof(T));
 }
 

@@ -30,19 +30,39 @@ namespace avx2 {
 
 #define ACTGRAD_AVX2 __attribute__((target("avx2,f16c")))
 
-// 8 lanes as floats: f32 as they are, f16 (as its bits) widened exactly by F16C; a NaN stays a NaN, so compares
-// decide as on the narrow values.
+// 8 lanes as floats: f32 as they are, f16 (as its bits) widened exactly by F16C, bf16 by a shift; a NaN stays a NaN,
+// so compares decide as on the narrow values.
 ACTGRAD_AVX2 inline __m256 Lanes8(const float* p) { return _mm256_loadu_ps(p); }
 ACTGRAD_AVX2 inline __m256 Lanes8(const uint16_t* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
+// bf16 (the source of a deferred widening): its bits above 16 zero bits are the float
+ACTGRAD_AVX2 inline __m256 Lanes8(const bfloat16_t* p) {
+    const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+}
 template <typename E> ACTGRAD_AVX2 inline __m256 Rhs8(const E* b, uint32_t i) { return Lanes8(b + i); }
 ACTGRAD_AVX2 inline __m256 Rhs8(float b, uint32_t) { return _mm256_set1_ps(b); }
 ACTGRAD_AVX2 inline __m128 Rhs4(const float* b, uint32_t i) { return _mm_loadu_ps(b + i); }
+ACTGRAD_AVX2 inline __m128 Rhs4(const bfloat16_t* b, uint32_t i) {
+    const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + i));
+    return _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), v));
+}
 ACTGRAD_AVX2 inline __m128 Rhs4(float b, uint32_t) { return _mm_set1_ps(b); }
+// 16 lanes from element i as four 4-lane floats (bf16 widened by interleaving zeros below each pattern)
+ACTGRAD_AVX2 inline void Quads(const float* a, uint32_t i, __m128 q[4]) {
+    for (int k = 0; k < 4; ++k) q[k] = _mm_loadu_ps(a + i + 4 * k);
+}
+ACTGRAD_AVX2 inline void Quads(const bfloat16_t* a, uint32_t i, __m128 q[4]) {
+    for (int h = 0; h < 2; ++h) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i + 8 * h));
+        q[2 * h] = _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), v));
+        q[2 * h + 1] = _mm_castsi128_ps(_mm_unpackhi_epi16(_mm_setzero_si128(), v));
+    }
+}
 
 // dst byte k holds the compare bits of lanes 8k..8k+7; count is a multiple of 8. Pred is a _CMP_* immediate; E is
-// float or uint16_t (f16 bits); B is a tensor of E or a float scalar. 32 lanes go out as one 4-byte store: byte
+// float, uint16_t (f16 bits) or bfloat16_t; B is a tensor of E or a float scalar. 32 lanes go out as one 4-byte store: byte
 // stores would keep the single store port of some cores as busy as the compares themselves.
 template <int Pred, bool kSelf, typename E, typename B>
 ACTGRAD_AVX2 inline uint32_t Bits8(const E* a, B b, uint32_t i) {
@@ -50,15 +70,16 @@ ACTGRAD_AVX2 inline uint32_t Bits8(const E* a, B b, uint32_t i) {
     if constexpr (kSelf) return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(v, v, Pred)));  // load and widen once
     else return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(v, Rhs8(b, i), Pred)));
 }
-// 16 f32 lanes: four 4-lane compares packed (with signed saturation, so all-ones stays all-ones) into 16 bytes whose
+// 16 f32 (or bf16) lanes: four 4-lane compares packed (with signed saturation, so all-ones stays all-ones) into 16 bytes whose
 // sign bits are the mask; 128-bit compares, since the 256-bit ones cost two operations each on some cores.
-template <int Pred, bool kSelf, typename B>
-ACTGRAD_AVX2 inline uint32_t Bits16(const float* a, B b, uint32_t i) {
+template <int Pred, bool kSelf, typename E, typename B>
+ACTGRAD_AVX2 inline uint32_t Bits16(const E* a, B b, uint32_t i) {
+    __m128 v[4];
+    Quads(a, i, v);
     __m128i c[4];
     for (int k = 0; k < 4; ++k) {
-        const __m128 v = _mm_loadu_ps(a + i + 4 * k);
-        if constexpr (kSelf) c[k] = _mm_castps_si128(_mm_cmp_ps(v, v, Pred));
-        else c[k] = _mm_castps_si128(_mm_cmp_ps(v, Rhs4(b, i + 4 * k), Pred));
+        if constexpr (kSelf) c[k] = _mm_castps_si128(_mm_cmp_ps(v[k], v[k], Pred));
+        else c[k] = _mm_castps_si128(_mm_cmp_ps(v[k], Rhs4(b, i + 4 * k), Pred));
     }
     return uint32_t(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(c[0], c[1]), _mm_packs_epi32(c[2], c[3]))));
 }
@@ -67,7 +88,7 @@ ACTGRAD_AVX2 inline void CompareLoop(uint8_t* dst, const E* a, B b, uint32_t cou
     uint32_t i = 0;
     for (; i + 32 <= count; i += 32) {
         uint32_t bits;
-        if constexpr (std::is_same<E, float>::value) {
+        if constexpr (!std::is_same<E, uint16_t>::value) {  // f32 and bf16: 128-bit compares
             bits = Bits16<Pred, kSelf>(a, b, i) | Bits16<Pred, kSelf>(a, b, i + 16) << 16;
         } else {
             bits = Bits8<Pred, kSelf>(a, b, i) | Bits8<Pred, kSelf>(a, b, i + 8) << 8 |

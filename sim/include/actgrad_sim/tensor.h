@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "block_context.h"
+#include "deferred_widen.h"
 #include "numeric.h"
 
 namespace AscendC {
@@ -88,15 +89,18 @@ public:
     }
     PrimType GetValue(const uint32_t index) const {
         CheckIndex("LocalTensor::GetValue", index);
+        actgrad_sim::SettleDeferred(BytePtr() + index * sizeof(T), sizeof(T), actgrad_sim::Access::Read);
         return addr_[index];
     }
     template <typename T1>
     void SetValue(const uint32_t index, const T1 value) const {
         CheckIndex("LocalTensor::SetValue", index);
+        actgrad_sim::SettleDeferred(BytePtr() + index * sizeof(T), sizeof(T), actgrad_sim::Access::Write);
         addr_[index] = static_cast<PrimType>(value);
     }
     PrimType& operator()(const uint32_t index) const {
         CheckIndex("LocalTensor::operator()", index);
+        actgrad_sim::SettleDeferred(BytePtr() + index * sizeof(T), sizeof(T), actgrad_sim::Access::Write);
         return addr_[index];
     }
     uint32_t GetSize() const { return bytes_ / sizeof(T); }
@@ -108,8 +112,12 @@ public:
     }
     uint32_t GetLength() const { return bytes_; }
     int32_t GetPosition() const { return rec_ ? int32_t(rec_->pos) : int32_t(TPosition::MAX); }
-    PrimType* GetPhyAddr() const { return addr_; }
-    PrimType* GetPhyAddr(const uint32_t offset) const { return addr_ + offset; }
+    // a host pointer may read or write anything from here on: every deferred widening it could see is stored first
+    PrimType* GetPhyAddr() const {
+        actgrad_sim::SettleDeferred(BytePtr(), bytes_, actgrad_sim::Access::Write);
+        return addr_;
+    }
+    PrimType* GetPhyAddr(const uint32_t offset) const { return GetPhyAddr() + offset; }
 
     template <typename CAST_T>
     LocalTensor<CAST_T> ReinterpretCast() const {
@@ -128,6 +136,7 @@ public:
     actgrad_sim::BufferRecord* Record() const { return rec_; }
     uint32_t Generation() const { return gen_; }
     uint8_t* BytePtr() const { return reinterpret_cast<uint8_t*>(addr_); }
+    PrimType* Data() const { return addr_; }  // for APIs whose operand checks settled the deferred widenings
     uint8_t* BufferBase() const { return actgrad_sim::tlBlock->ub + rec_->offset; }
     void CheckLive(const char* api) const {
         if (rec_ == nullptr)

@@ -160,9 +160,20 @@ inline T IntOp(T a, T b, Op op) {
 // Operands either coincide exactly (in place) or do not overlap (partial overlap was rejected before), and
 // element i only reads element i: no loop-carried dependence, which `ivdep` tells the vectoriser. Without it an
 // in-place call fails the compiler's runtime alias check and runs scalar.
+// A float operand as a loop reads it: float elements, or the bf16 source of a deferred widening (deferred_widen.h),
+// widened as it is loaded.
+inline float LoadFloat(const float* p, int32_t i) { return p[i]; }
+inline float LoadFloat(const bfloat16_t* p, int32_t i) {
+    const uint32_t bits = uint32_t(p[i].val) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
 #if defined(ACTGRAD_SIM_AVX2)
 // The float loops compiled again for AVX2: without FMA every operation rounds as in the baseline build, so the bits
-// are the same, in fewer instructions (the polynomial of Exp gains most).
+// are the same, in fewer instructions (the polynomial of Exp gains most). Loops that widen bf16 as they load use
+// 128-bit vectors: the 256-bit zero-extension crosses lanes, which costs more than it saves on some cores.
 template <typename F>
 __attribute__((target("avx2"))) void ApplyBinaryAvx2(float* d, const float* a, const float* b, int32_t n, F f) {
 #pragma GCC ivdep
@@ -173,16 +184,48 @@ __attribute__((target("avx2"))) void ApplyUnaryAvx2(float* d, const float* a, in
 #pragma GCC ivdep
     for (int32_t i = 0; i < n; ++i) d[i] = f(a[i]);
 }
+template <typename A, typename B, typename F>
+__attribute__((target("avx2,prefer-vector-width=128"))) void ApplyBinaryWidenAvx2(float* d, const A* a, const B* b,
+                                                                                  int32_t n, F f) {
+#pragma GCC ivdep
+    for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
+}
+template <typename A, typename F>
+__attribute__((target("avx2,prefer-vector-width=128"))) void ApplyUnaryWidenAvx2(float* d, const A* a, int32_t n, F f) {
+#pragma GCC ivdep
+    for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i));
+}
 #endif
+
+// float results from float operands or deferred widenings
+template <typename A, typename B, typename F>
+void ApplyBinaryFloat(float* d, const A* a, const B* b, int32_t n, F f) {
+#if defined(ACTGRAD_SIM_AVX2)
+    if (UseAvx2()) {
+        if constexpr (std::is_same<A, float>::value && std::is_same<B, float>::value) return ApplyBinaryAvx2(d, a, b, n, f);
+        else return ApplyBinaryWidenAvx2(d, a, b, n, f);
+    }
+#endif
+#pragma GCC ivdep
+    for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
+}
+template <typename A, typename F>
+void ApplyUnaryFloat(float* d, const A* a, int32_t n, F f) {
+#if defined(ACTGRAD_SIM_AVX2)
+    if (UseAvx2()) {
+        if constexpr (std::is_same<A, float>::value) return ApplyUnaryAvx2(d, a, n, f);
+        else return ApplyUnaryWidenAvx2(d, a, n, f);
+    }
+#endif
+#pragma GCC ivdep
+    for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i));
+}
 
 template <typename T, typename F>
 void ApplyBinary(T* d, const T* a, const T* b, int32_t n, F f) {
-#if defined(ACTGRAD_SIM_AVX2)
     if constexpr (std::is_same<T, float>::value) {
-        if (UseAvx2()) return ApplyBinaryAvx2(d, a, b, n, f);
-    }
-#endif
-    if constexpr (IsHalfLike<T>) {
+        ApplyBinaryFloat(d, a, b, n, f);
+    } else if constexpr (IsHalfLike<T>) {
         const bool sat = tlBlock->saturateFloat;
 #pragma GCC ivdep
         for (int32_t i = 0; i < n; ++i) d[i] = Narrow<T>(f(Widen(a[i]), Widen(b[i])), sat);
@@ -194,12 +237,9 @@ void ApplyBinary(T* d, const T* a, const T* b, int32_t n, F f) {
 
 template <typename T, typename F>
 void ApplyUnary(T* d, const T* a, int32_t n, F f) {
-#if defined(ACTGRAD_SIM_AVX2)
     if constexpr (std::is_same<T, float>::value) {
-        if (UseAvx2()) return ApplyUnaryAvx2(d, a, n, f);
-    }
-#endif
-    if constexpr (IsHalfLike<T>) {
+        ApplyUnaryFloat(d, a, n, f);
+    } else if constexpr (IsHalfLike<T>) {
         const bool sat = tlBlock->saturateFloat;
 #pragma GCC ivdep
         for (int32_t i = 0; i < n; ++i) d[i] = Narrow<T>(f(Widen(a[i])), sat);
@@ -209,6 +249,39 @@ void ApplyUnary(T* d, const T* a, int32_t n, F f) {
     }
 }
 
+// Calls use(p) with p the first `count` elements of float tensor t as a loop reads them: its own, or the bf16 source
+// of the deferred widening that holds them.
+template <typename Use>
+void WithFloatOperand(const AscendC::LocalTensor<float>& t, uint32_t count, Use use) {
+    if (const uint16_t* src = DeferredSource(t.Data(), count)) return use(reinterpret_cast<const bfloat16_t*>(src));
+    use(static_cast<const float*>(t.Data()));
+}
+
+// Tensor forms of ApplyBinary/ApplyUnary: float sources may be deferred widenings, whose operand checks used
+// Access::ReadWidening.
+template <typename T, typename F>
+void ApplyBinaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+                   const AscendC::LocalTensor<T>& src1, int32_t n, F f) {
+    if constexpr (std::is_same<T, float>::value) {
+        WithFloatOperand(src0, uint32_t(n), [&](auto a) {
+            WithFloatOperand(src1, uint32_t(n), [&](auto b) { ApplyBinaryFloat(dst.Data(), a, b, n, f); });
+        });
+    } else {
+        ApplyBinary(dst.Data(), src0.Data(), src1.Data(), n, f);
+    }
+}
+template <typename T, typename F>
+void ApplyUnaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, int32_t n, F f) {
+    if constexpr (std::is_same<T, float>::value) {
+        WithFloatOperand(src, uint32_t(n), [&](auto a) { ApplyUnaryFloat(dst.Data(), a, n, f); });
+    } else {
+        ApplyUnary(dst.Data(), src.Data(), n, f);
+    }
+}
+
+// Float sources are read through ApplyBinaryTo/ApplyUnaryTo, which widen deferred widenings themselves.
+template <typename T> constexpr Access kSourceAccess = std::is_same<T, float>::value ? Access::ReadWidening : Access::Read;
+
 template <typename T>
 void CheckBinary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0, const AscendC::LocalTensor<T>& src1,
                  int32_t count, const char* api) {
@@ -216,8 +289,8 @@ void CheckBinary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<
     CheckCount(count, api);
     RequireBf16Math<T>(api);
     const uint64_t bytes = uint64_t(count) * sizeof(T);
-    CheckVectorOperand(src0, bytes, api, "src0", Access::Read);
-    CheckVectorOperand(src1, bytes, api, "src1", Access::Read);
+    CheckVectorOperand(src0, bytes, api, "src0", kSourceAccess<T>);
+    CheckVectorOperand(src1, bytes, api, "src1", kSourceAccess<T>);
     CheckVectorOperand(dst, bytes, api, "dst", Access::Write);
     CheckNoPartialOverlap(dst, bytes, src0, bytes, api, "src0");
     CheckNoPartialOverlap(dst, bytes, src1, bytes, api, "src1");
@@ -230,7 +303,7 @@ void CheckUnary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T
     CheckCount(count, api);
     RequireBf16Math<T>(api);
     const uint64_t bytes = uint64_t(count) * sizeof(T);
-    CheckVectorOperand(src, bytes, api, "src", Access::Read);
+    CheckVectorOperand(src, bytes, api, "src", kSourceAccess<T>);
     CheckVectorOperand(dst, bytes, api, "dst", Access::Write);
     CheckNoPartialOverlap(dst, bytes, src, bytes, api, "src");
     CountVectorInstruction();
@@ -250,11 +323,9 @@ namespace AscendC {
         static_assert(actgrad_sim::OneOf<T, TYPES>, #NAME ": unsupported dtype (see the A2/A3 dtype table)");     \
         actgrad_sim::CheckBinary(dst, src0, src1, count, #NAME);                                                  \
         if constexpr (std::is_integral<T>::value) {                                                               \
-            actgrad_sim::ApplyBinary(dst.GetPhyAddr(), src0.GetPhyAddr(), src1.GetPhyAddr(), count,               \
-                                     [](T a, T b) { return INT_EXPR; });                                          \
+            actgrad_sim::ApplyBinaryTo(dst, src0, src1, count, [](T a, T b) { return INT_EXPR; });                \
         } else {                                                                                                  \
-            actgrad_sim::ApplyBinary(dst.GetPhyAddr(), src0.GetPhyAddr(), src1.GetPhyAddr(), count,               \
-                                     [](auto a, auto b) { return FLOAT_EXPR; });                                  \
+            actgrad_sim::ApplyBinaryTo(dst, src0, src1, count, [](auto a, auto b) { return FLOAT_EXPR; });        \
         }                                                                                                         \
     }
 
@@ -276,7 +347,7 @@ ACTGRAD_SIM_BINARY(Or, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a | b))
         actgrad_sim::CheckUnary(dst, src, count, #NAME);                                                         \
         if constexpr (std::is_integral<T>::value) {                                                              \
             const T s = scalarValue;                                                                             \
-            actgrad_sim::ApplyUnary(dst.GetPhyAddr(), src.GetPhyAddr(), count, [s](T a) {                        \
+            actgrad_sim::ApplyUnaryTo(dst, src, count, [s](T a) {                                                \
                 const T b = s;                                                                                   \
                 return EXPR;                                                                                     \
             });                                                                                                  \
@@ -285,7 +356,7 @@ ACTGRAD_SIM_BINARY(Or, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a | b))
                NaN's sign, so builds and loop versions would disagree on NaN bits */                            \
             const volatile float opaque = float(scalarValue);                                                    \
             const float s = opaque;                                                                              \
-            actgrad_sim::ApplyUnary(dst.GetPhyAddr(), src.GetPhyAddr(), count, [s](auto a) {                     \
+            actgrad_sim::ApplyUnaryTo(dst, src, count, [s](auto a) {                                             \
                 const decltype(a) b = decltype(a)(s);                                                            \
                 return EXPR;                                                                                     \
             });                                                                                                  \
@@ -312,7 +383,7 @@ ACTGRAD_SIM_SCALAR(LeakyRelu, ACTGRAD_SIM_PACK(half, float), (a >= 0 ? a : b * a
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {                       \
         static_assert(actgrad_sim::OneOf<T, TYPES>, #NAME ": unsupported dtype (see the A2/A3 dtype table)");     \
         actgrad_sim::CheckUnary(dst, src, count, #NAME);                                                          \
-        actgrad_sim::ApplyUnary(dst.GetPhyAddr(), src.GetPhyAddr(), count, [](auto a) { return EXPR; });          \
+        actgrad_sim::ApplyUnaryTo(dst, src, count, [](auto a) { return EXPR; });                                  \
     }
 
 ACTGRAD_SIM_UNARY(Exp, ACTGRAD_SIM_PACK(half, float), actgrad_sim::ExpF(a))
@@ -337,7 +408,7 @@ void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& c
     actgrad_sim::RequireStorageType<T>(api);
     actgrad_sim::CheckVectorOperand(dst, uint64_t(count) * sizeof(T), api, "dst", actgrad_sim::Access::Write);
     actgrad_sim::CountVectorInstruction();
-    T* d = dst.GetPhyAddr();
+    T* d = dst.Data();
     for (int32_t i = 0; i < count; ++i) d[i] = scalarValue;
 }
 

@@ -200,7 +200,7 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
                           ctx.soc().name);
     const uint64_t dBytes = uint64_t(count) * sizeof(T), sBytes = uint64_t(count) * sizeof(U);
     actgrad_sim::CheckVectorOperand(src, sBytes, api, "src", actgrad_sim::Access::Read);
-    actgrad_sim::CheckVectorOperand(dst, dBytes, api, "dst", actgrad_sim::Access::Write);
+    actgrad_sim::CheckVectorOperand(dst, dBytes, api, "dst", actgrad_sim::Access::Overwrite);
     actgrad_sim::CountVectorInstruction();
 
     // count-form overlap rule (ascendc-api.md §15.8)
@@ -222,17 +222,21 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
     }
     // hardware streams repeats front to back and never overtakes a read: a snapshot of src reproduces that
     std::vector<U> snapshot;
-    const U* in = src.GetPhyAddr();
+    const U* in = src.Data();
     if (overlapping) {
         snapshot.assign(in, in + count);
         in = snapshot.data();
     }
-    T* out = dst.GetPhyAddr();
+    T* out = dst.Data();
     const bool sat = ctx.saturateCast;
     if constexpr (std::is_same<T, float>::value && actgrad_sim::IsHalfLike<U>) {
         typedef uint16_t AliasU16 __attribute__((may_alias));
         const AliasU16* bits = reinterpret_cast<const AliasU16*>(in);
         uint32_t done = 0;
+        if (std::is_same<U, bfloat16_t>::value && !overlapping && actgrad_sim::DeferWidening()) {
+            actgrad_sim::DeferWiden(ctx, out, bits, count);
+            return;
+        }
         if (std::is_same<U, half>::value) {
             done = ACTGRAD_SIM_IF_AVX2(actgrad_sim::avx2::WidenHalf(out, bits, count));
             done += actgrad_sim::WidenHalfFast(out + done, bits + done, count - done);

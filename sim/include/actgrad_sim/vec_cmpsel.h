@@ -104,6 +104,12 @@ bool CompareFloatFast(uint8_t* dst, const half* a, uint32_t count, AscendC::CMPM
     return ACTGRAD_SIM_IF_AVX2(avx2::CompareMode(dst, reinterpret_cast<const uint16_t*>(a), RawRhs(rhs(0)), count,
                                                  int(m))) == count;
 }
+// the bf16 source of a deferred widening (RawRhs gives the other side as itself or a float scalar)
+inline const bfloat16_t* RawRhs(const bfloat16_t* p) { return p; }
+template <typename Rhs>
+bool CompareFloatFast(uint8_t* dst, const bfloat16_t* a, uint32_t count, AscendC::CMPMODE m, Rhs rhs) {
+    return ACTGRAD_SIM_IF_AVX2(avx2::CompareMode(dst, a, RawRhs(rhs(0)), count, int(m))) == count;
+}
 template <typename T, typename Rhs>
 bool CompareFloatFast(uint8_t*, const T*, uint32_t, AscendC::CMPMODE, Rhs) { return false; }
 #else
@@ -186,15 +192,25 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
     const char* api = "Compare";
     actgrad_sim::CheckCompareOperands<T>(count, cmpMode, api);
     const uint64_t bytes = uint64_t(count) * sizeof(T);
-    actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", actgrad_sim::Access::Read);
-    actgrad_sim::CheckVectorOperand(src1, bytes, api, "src1", actgrad_sim::Access::Read);
+    // a float tensor against itself (the NaN test) may be a deferred widening, compared as it is widened
+    const bool self = src0.Data() == src1.Data();
+    const actgrad_sim::Access read = self ? actgrad_sim::kSourceAccess<T> : actgrad_sim::Access::Read;
+    actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", read);
+    actgrad_sim::CheckVectorOperand(src1, bytes, api, "src1", read);
     actgrad_sim::CheckVectorOperand(dst, count / 8, api, "dst", actgrad_sim::Access::Write);
     actgrad_sim::CheckDisjoint(dst, count / 8, src0, bytes, api, "dst", "src0");
     actgrad_sim::CheckDisjoint(dst, count / 8, src1, bytes, api, "dst", "src1");
     actgrad_sim::CountVectorInstruction();
-    const T* b = src1.GetPhyAddr();
-    actgrad_sim::CompareInto(reinterpret_cast<uint8_t*>(dst.GetPhyAddr()), src0.GetPhyAddr(), count, cmpMode,
-                             [b](uint32_t base) { return b + base; });
+    uint8_t* d = reinterpret_cast<uint8_t*>(dst.Data());
+    if constexpr (std::is_same<T, float>::value) {
+        if (self) {
+            return actgrad_sim::WithFloatOperand(src0, count, [&](auto a) {
+                actgrad_sim::CompareInto(d, a, count, cmpMode, [a](uint32_t base) { return a + base; });
+            });
+        }
+    }
+    const T* b = src1.Data();
+    actgrad_sim::CompareInto(d, src0.Data(), count, cmpMode, [b](uint32_t base) { return b + base; });
 }
 
 template <typename T, typename U>
@@ -204,13 +220,17 @@ void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src
     const char* api = "Compares";
     actgrad_sim::CheckCompareOperands<T>(count, cmpMode, api);
     const uint64_t bytes = uint64_t(count) * sizeof(T);
-    actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", actgrad_sim::Access::Read);
+    actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", actgrad_sim::kSourceAccess<T>);
     actgrad_sim::CheckVectorOperand(dst, (count + 7) / 8, api, "dst", actgrad_sim::Access::Write);
     actgrad_sim::CheckDisjoint(dst, (count + 7) / 8, src0, bytes, api, "dst", "src0");
     actgrad_sim::CountVectorInstruction();
     const T s = src1Scalar;
-    actgrad_sim::CompareInto(dst.GetPhyAddr(), src0.GetPhyAddr(), count, cmpMode,
-                             [s](uint32_t) { return actgrad_sim::Broadcast<T>{s}; });
+    const auto scalar = [s](uint32_t) { return actgrad_sim::Broadcast<T>{s}; };
+    if constexpr (std::is_same<T, float>::value) {
+        actgrad_sim::WithFloatOperand(src0, count, [&](auto a) { actgrad_sim::CompareInto(dst.Data(), a, count, cmpMode, scalar); });
+    } else {
+        actgrad_sim::CompareInto(dst.Data(), src0.Data(), count, cmpMode, scalar);
+    }
 }
 
 }  // namespace AscendC
@@ -252,10 +272,10 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
     actgrad_sim::CheckSelect(dst, selMask, count, selMode, api);
     actgrad_sim::CheckNoPartialOverlap(dst, bytes, src0, bytes, api, "src0");
     actgrad_sim::CheckNoPartialOverlap(dst, bytes, src1, bytes, api, "src1");
-    const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.GetPhyAddr());
-    const T* a = src0.GetPhyAddr();
-    const T* b = src1.GetPhyAddr();
-    T* d = dst.GetPhyAddr();
+    const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.Data());
+    const T* a = src0.Data();
+    const T* b = src1.Data();
+    T* d = dst.Data();
     const T* bw = b;
     if (selMode == SELMODE::VSEL_TENSOR_TENSOR_MODE) {
         actgrad_sim::SelectInto(d, m, a, bw, count);
@@ -279,9 +299,9 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
     actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", actgrad_sim::Access::Read);
     actgrad_sim::CheckSelect(dst, selMask, count, selMode, api);
     actgrad_sim::CheckNoPartialOverlap(dst, bytes, src0, bytes, api, "src0");
-    const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.GetPhyAddr());
-    const T* a = src0.GetPhyAddr();
-    T* d = dst.GetPhyAddr();
+    const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.Data());
+    const T* a = src0.Data();
+    T* d = dst.Data();
     using W = typename actgrad_sim::BitsOfSize<sizeof(T)>::type;
     W scalarBits;
     std::memcpy(&scalarBits, &src1, sizeof(T));

@@ -1,0 +1,107 @@
+// Deferred bf16 -> f32 widening. Cast(f32, bf16, CAST_NONE) is exact (the bf16 bits followed by 16 zero bits), and in
+// a bf16 kernel its result is mostly read by compares and scalar arithmetic that could widen as they load. So the
+// twin records the Cast instead of storing 4 bytes per element; the readers that can (Compare/Compares, the float
+// tensor-scalar and tensor-tensor ops) read the bf16 source, and any other access to the f32 bytes, or any write to
+// the bf16 source, materialises the widening first. Every UB byte an API or a host pointer can observe is therefore
+// what the NPU would hold; only the twin's speed changes. ACTGRAD_SIM_NO_DEFER=1 turns it off.
+#pragma once
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "block_context.h"
+
+namespace actgrad_sim {
+
+inline bool DeferWidening() {
+    static const bool on = std::getenv("ACTGRAD_SIM_NO_DEFER") == nullptr;
+    return on;
+}
+
+inline void Materialize(float* dst, const uint16_t* src, uint32_t count) {
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t bits = uint32_t(src[i]) << 16;
+        std::memcpy(dst + i, &bits, sizeof(bits));
+    }
+}
+
+// How an API touches UB bytes (operand_checks.h), which decides what happens to the deferred widenings there.
+enum class Access {
+    Read,          // reads the bytes: the deferred f32 elements among them are stored first
+    ReadWidening,  // a reader that widens as it loads: a widening holding all its bytes stays deferred
+    Write,         // writes the bytes: also the elements whose bf16 source it overwrites are stored first
+    Overwrite,     // a Cast that writes every byte before anything reads them: deferred elements there are dropped
+};
+
+// Elements [a, b) of widening i leave the table (stored first unless `drop`); the rest stays deferred.
+inline void Carve(BlockContext& ctx, uint32_t i, uint32_t a, uint32_t b, bool drop) {
+    DeferredWiden& w = ctx.deferred[i];
+    if (!drop) Materialize(w.dst + a, w.src + a, b - a);
+    const DeferredWiden tail{w.dst + b, w.src + b, w.count - b};
+    if (a == 0 && tail.count == 0) {
+        ctx.deferred[i] = ctx.deferred[--ctx.deferredCount];
+    } else if (a == 0) {
+        w = tail;
+    } else {
+        w.count = a;
+        if (tail.count == 0) return;
+        if (ctx.deferredCount < kMaxDeferred) ctx.deferred[ctx.deferredCount++] = tail;
+        else Materialize(tail.dst, tail.src, tail.count);
+    }
+}
+
+// The elements [a, b) of an array at `base` (`size`-byte elements) that bytes [p, p + bytes) touch; a == b if none.
+inline void Touched(const uint8_t* p, uint64_t bytes, const void* base, uint32_t size, uint32_t count, uint32_t& a,
+                    uint32_t& b) {
+    const int64_t lo = p - static_cast<const uint8_t*>(base), hi = lo + int64_t(bytes);
+    a = uint32_t(std::min<int64_t>(std::max<int64_t>(lo, 0) / size, count));
+    b = uint32_t(std::max<int64_t>(std::min<int64_t>((hi + size - 1) / size, count), a));
+}
+
+inline void SettleDeferred(BlockContext& ctx, const uint8_t* p, uint64_t bytes, Access use) {
+    for (uint32_t i = 0; i < ctx.deferredCount;) {
+        const DeferredWiden& w = ctx.deferred[i];
+        const uint8_t* dst = reinterpret_cast<const uint8_t*>(w.dst);
+        uint32_t a, b;
+        Touched(p, bytes, dst, sizeof(float), w.count, a, b);
+        const bool inside = p >= dst && p + bytes <= dst + uint64_t(w.count) * sizeof(float);
+        if (a < b && !(use == Access::ReadWidening && inside)) {
+            // an Overwrite drops whole elements only (operands are 32-byte aligned, so it never meets a part of one)
+            const bool whole = p <= dst + uint64_t(a) * sizeof(float) && p + bytes >= dst + uint64_t(b) * sizeof(float);
+            Carve(ctx, i, a, b, use == Access::Overwrite && whole);
+            continue;  // slot i holds what is left, or another widening
+        }
+        if (use == Access::Write || use == Access::Overwrite) {
+            Touched(p, bytes, w.src, sizeof(uint16_t), w.count, a, b);
+            if (a < b) {
+                Carve(ctx, i, a, b, false);
+                continue;
+            }
+        }
+        ++i;
+    }
+}
+
+inline void SettleDeferred(const uint8_t* p, uint64_t bytes, Access use) {
+    if (tlBlock != nullptr && tlBlock->deferredCount != 0) SettleDeferred(*tlBlock, p, bytes, use);
+}
+
+// Records Cast(dst, src, CAST_NONE) of `count` bf16 elements, or runs it when the table is full. The operand checks
+// have settled every widening the Cast's operands touch, so recorded ranges never overlap one another's.
+inline void DeferWiden(BlockContext& ctx, float* dst, const uint16_t* src, uint32_t count) {
+    if (ctx.deferredCount == kMaxDeferred) return Materialize(dst, src, count);
+    ctx.deferred[ctx.deferredCount++] = DeferredWiden{dst, src, count};
+}
+
+// The bf16 source of f32 elements [p, p + count) when a deferred widening holds them all, else null.
+inline const uint16_t* DeferredSource(const float* p, uint32_t count) {
+    if (tlBlock == nullptr) return nullptr;
+    const BlockContext& ctx = *tlBlock;
+    for (uint32_t i = 0; i < ctx.deferredCount; ++i) {
+        const DeferredWiden& w = ctx.deferred[i];
+        if (p >= w.dst && p + count <= w.dst + w.count) return w.src + (p - w.dst);
+    }
+    return nullptr;
+}
+
+}  // namespace actgrad_sim

@@ -1,0 +1,216 @@
+// Deferred bf16 -> f32 widening (sim/include/actgrad_sim/deferred_widen.h): the twin may skip storing a widening Cast,
+// but no API and no host pointer can tell. Each test checks that the Cast was in fact deferred (the block's table of
+// deferred widenings), then that what it reads afterwards is the exact widening of the bf16 values as they were at the
+// Cast, against a reference decoded independently of sim/include.
+#include "api_common.h"
+
+namespace {
+
+constexpr uint32_t kChunk = 4096;  // bf16 patterns per UB round
+
+uint32_t DeferredCount() { return actgrad_sim::tlBlock->deferredCount; }
+
+float Wide(bfloat16_t b) { return float(DecodeBf16(b.val)); }
+
+bool MaskBit(const std::vector<uint8_t>& m, uint32_t i) { return (m[i / 8] >> (i % 8)) & 1u; }
+
+// Every bf16 pattern, kChunk at a time: fn(ub, the chunk's values, a deferred f32 widening of them).
+void ForEachBf16Chunk(const std::function<void(Ub&, const std::vector<bfloat16_t>&, LocalTensor<float>&)>& fn) {
+    RunUb([&](Ub& ub) {
+        for (uint32_t first = 0; first < 65536; first += kChunk) {
+            ub.Reset();
+            std::vector<bfloat16_t> in(kChunk);
+            for (uint32_t i = 0; i < kChunk; ++i) in[i] = bfloat16_t::FromBits(uint16_t(first + i));
+            auto src = ub.Load(in);
+            auto wide = ub.Alloc<float>(kChunk);
+            AscendC::Cast(wide, src, RoundMode::CAST_NONE, kChunk);
+            CHECK_EQ(DeferredCount(), 1u);
+            fn(ub, in, wide);
+        }
+    });
+}
+
+}  // namespace
+
+TEST(Deferred_widening_compares_like_the_stored_floats) {
+    const float bound = -2.5f;
+    ForEachBf16Chunk([&](Ub& ub, const std::vector<bfloat16_t>& in, LocalTensor<float>& wide) {
+        for (CMPMODE mode : {CMPMODE::LT, CMPMODE::GT, CMPMODE::EQ, CMPMODE::LE, CMPMODE::GE, CMPMODE::NE}) {
+            auto mask = ub.Alloc<uint8_t>(kChunk / 8);
+            AscendC::Compares(mask, wide, bound, mode, kChunk);
+            const auto bits = Ub::Read(mask, kChunk / 8);
+            for (uint32_t i = 0; i < kChunk; ++i) {
+                const float x = Wide(in[i]);
+                const bool want = mode == CMPMODE::LT ? x < bound : mode == CMPMODE::GT ? x > bound
+                                : mode == CMPMODE::EQ ? x == bound : mode == CMPMODE::LE ? x <= bound
+                                : mode == CMPMODE::GE ? x >= bound : !(x == bound);
+                CHECK_MSG(MaskBit(bits, i) == want, actgrad_sim::CmpModeName(mode), " of bf16 ", th::Hex(in[i].val));
+            }
+        }
+        auto isNan = ub.Alloc<uint8_t>(kChunk / 8);
+        AscendC::Compare(isNan, wide, wide, CMPMODE::NE, kChunk);
+        const auto nanBits = Ub::Read(isNan, kChunk / 8);
+        for (uint32_t i = 0; i < kChunk; ++i) CHECK_EQ(MaskBit(nanBits, i), Wide(in[i]) != Wide(in[i]));
+        CHECK_EQ(DeferredCount(), 1u);  // the compares widened as they read
+        const auto stored = Ub::Read(wide, kChunk);  // a host pointer: stored now
+        CHECK_EQ(DeferredCount(), 0u);
+        for (uint32_t i = 0; i < kChunk; ++i) CHECK_MSG(Same(stored[i], Wide(in[i])), "bf16 ", th::Hex(in[i].val));
+    });
+}
+
+TEST(Deferred_widening_feeds_float_arithmetic) {
+    const float scale = 0.1666667f, offset = 0.75f;
+    ForEachBf16Chunk([&](Ub& ub, const std::vector<bfloat16_t>& in, LocalTensor<float>& wide) {
+        auto other = ub.Load(Cycle(FloatValues(100, 9), kChunk));
+        auto muls = ub.Alloc<float>(kChunk), adds = ub.Alloc<float>(kChunk), mul = ub.Alloc<float>(kChunk);
+        auto sq = ub.Alloc<float>(kChunk);
+        AscendC::Muls(muls, wide, scale, int32_t(kChunk));
+        AscendC::Adds(adds, wide, offset, int32_t(kChunk));
+        AscendC::Mul(mul, other, wide, int32_t(kChunk));
+        AscendC::Mul(sq, wide, wide, int32_t(kChunk));
+        CHECK_EQ(DeferredCount(), 1u);  // readers that widen as they load leave it deferred
+        const auto o = Ub::Read(other, kChunk), r0 = Ub::Read(muls, kChunk), r1 = Ub::Read(adds, kChunk);
+        const auto r2 = Ub::Read(mul, kChunk), r3 = Ub::Read(sq, kChunk);
+        for (uint32_t i = 0; i < kChunk; ++i) {
+            const float x = Wide(in[i]);
+            CHECK_MSG(Same(r0[i], x * scale), "Muls of bf16 ", th::Hex(in[i].val));
+            CHECK_MSG(Same(r1[i], x + offset), "Adds of bf16 ", th::Hex(in[i].val));
+            CHECK_MSG(Same(r2[i], o[i] * x), "Mul of bf16 ", th::Hex(in[i].val));
+            CHECK_MSG(Same(r3[i], x * x), "Mul (squared) of bf16 ", th::Hex(in[i].val));
+        }
+    });
+}
+
+TEST(Deferred_widening_is_stored_before_any_other_access) {
+    const uint32_t n = 1024;
+    const std::vector<bfloat16_t> in = Cycle(Bf16Values(300), n);
+    auto expectWidened = [&](const std::vector<float>& got, uint32_t from, uint32_t to, const char* what) {
+        for (uint32_t i = from; i < to; ++i) CHECK_MSG(Same(got[i], Wide(in[i])), what, ": element ", i);
+    };
+    RunUb([&](Ub& ub) {
+        // a scalar read
+        auto src = ub.Load(in);
+        auto wide = ub.Alloc<float>(n);
+        AscendC::Cast(wide, src, RoundMode::CAST_NONE, n);
+        CHECK_EQ(DeferredCount(), 1u);
+        CHECK(Same(wide.GetValue(7), Wide(in[7])));
+        CHECK(Same(wide.GetValue(1000), Wide(in[1000])));
+        // an instruction that does not widen as it reads (Select), after the bf16 source was overwritten
+        ub.Reset();
+        src = ub.Load(in);
+        wide = ub.Alloc<float>(n);
+        AscendC::Cast(wide, src, RoundMode::CAST_NONE, n);
+        AscendC::Duplicate(src, bfloat16_t(2.0f), int32_t(n));
+        auto all = ub.Alloc<uint8_t>(n / 8, 0xFF);
+        auto picked = ub.Alloc<float>(n);
+        AscendC::Select(picked, all, wide, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
+        expectWidened(Ub::Read(picked, n), 0, n, "Select after the source was overwritten");
+        // a partial overwrite of the float result keeps the rest
+        ub.Reset();
+        src = ub.Load(in);
+        wide = ub.Alloc<float>(n);
+        AscendC::Cast(wide, src, RoundMode::CAST_NONE, n);
+        AscendC::Duplicate(wide, 5.0f, 256);
+        auto got = Ub::Read(wide, n);
+        for (uint32_t i = 0; i < 256; ++i) CHECK_EQ(got[i], 5.0f);
+        expectWidened(got, 256, n, "after a partial overwrite");
+        // a second, shorter Cast over the first (a block's last tile): the first's tail is still there
+        ub.Reset();
+        src = ub.Load(in);
+        auto src2 = ub.Load(std::vector<bfloat16_t>(n, bfloat16_t(-3.0f)));
+        wide = ub.Alloc<float>(n);
+        AscendC::Cast(wide, src, RoundMode::CAST_NONE, n);
+        AscendC::Cast(wide, src2, RoundMode::CAST_NONE, 300);
+        auto keep = ub.Alloc<uint8_t>(n / 8);
+        AscendC::Compares(keep, wide, -3.0f, CMPMODE::EQ, 320);  // reads 20 lanes past the second Cast
+        const auto bits = Ub::Read(keep, 320 / 8);
+        for (uint32_t i = 0; i < 320; ++i) CHECK_EQ(MaskBit(bits, i), i < 300 || Wide(in[i]) == -3.0f);
+        got = Ub::Read(wide, n);
+        for (uint32_t i = 0; i < 300; ++i) CHECK_EQ(got[i], -3.0f);
+        expectWidened(got, 300, n, "tail of the first Cast");
+        // in place on the deferred result, and a reader of a view inside it
+        ub.Reset();
+        src = ub.Load(in);
+        wide = ub.Alloc<float>(n);
+        AscendC::Cast(wide, src, RoundMode::CAST_NONE, n);
+        auto part = ub.Alloc<float>(512);
+        AscendC::Muls(part, wide[256], 2.0f, 512);
+        AscendC::Muls(wide, wide, 2.0f, int32_t(n));
+        const auto partGot = Ub::Read(part, 512);
+        got = Ub::Read(wide, n);
+        for (uint32_t i = 0; i < n; ++i) CHECK_MSG(Same(got[i], Wide(in[i]) * 2.0f), "in place, element ", i);
+        for (uint32_t i = 0; i < 512; ++i) CHECK_MSG(Same(partGot[i], Wide(in[256 + i]) * 2.0f), "view, element ", i);
+        // more deferred widenings than the table holds
+        ub.Reset();
+        src = ub.Load(in);
+        std::vector<LocalTensor<float>> wides;
+        for (uint32_t k = 0; k < actgrad_sim::kMaxDeferred + 3; ++k) {
+            wides.push_back(ub.Alloc<float>(n / 4));
+            AscendC::Cast(wides.back(), src[k * 64], RoundMode::CAST_NONE, n / 4);
+        }
+        CHECK_EQ(DeferredCount(), actgrad_sim::kMaxDeferred);
+        for (uint32_t k = 0; k < wides.size(); ++k) {
+            got = Ub::Read(wides[k], n / 4);
+            for (uint32_t i = 0; i < n / 4; ++i) CHECK_MSG(Same(got[i], Wide(in[k * 64 + i])), "widening ", k, " element ", i);
+        }
+    });
+}
+
+TEST(Deferred_widening_is_stored_before_copies_in_and_out) {
+    const uint32_t n = 512;
+    const std::vector<bfloat16_t> in = Cycle(Bf16Values(200), n);
+    Gm<float> out(n);
+    Gm<bfloat16_t> refill(std::vector<bfloat16_t>(n, bfloat16_t(1.0f)));
+    RunBlock("deferred_dma", [&] {
+        AscendC::TPipe pipe;
+        AscendC::TBuf<TPosition::VECCALC> srcBuf, wideBuf;
+        pipe.InitBuffer(srcBuf, n * sizeof(bfloat16_t));
+        pipe.InitBuffer(wideBuf, n * sizeof(float));
+        auto src = srcBuf.Get<bfloat16_t>();
+        auto wide = wideBuf.Get<float>();
+        std::memcpy(static_cast<void*>(src.GetPhyAddr()), in.data(), n * sizeof(bfloat16_t));
+        AscendC::Cast(wide, src, RoundMode::CAST_NONE, n);
+        CHECK_EQ(DeferredCount(), 1u);
+        // a copy into the bf16 source must not change the widening
+        AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(0);
+        AscendC::GlobalTensor<bfloat16_t> refillGm;
+        refillGm.SetGlobalBuffer(reinterpret_cast<__gm__ bfloat16_t*>(refill.data()), n);
+        AscendC::DataCopy(src, refillGm, n);
+        CHECK_EQ(DeferredCount(), 0u);
+        // a copy out of the float result
+        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(0);
+        AscendC::GlobalTensor<float> outGm;
+        outGm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(out.data()), n);
+        AscendC::DataCopy(outGm, wide, n);
+    });
+    for (uint32_t i = 0; i < n; ++i) CHECK_MSG(Same(out[i], Wide(in[i])), "element ", i);
+}
+
+TEST(Deferred_widening_copy_out_alone) {
+    // the copy out is the first access after the Cast
+    const uint32_t n = 256;
+    const std::vector<bfloat16_t> in = Cycle(Bf16Values(100, 5), n);
+    Gm<float> out(n);
+    RunBlock("deferred_copy_out", [&] {
+        AscendC::TPipe pipe;
+        AscendC::TBuf<TPosition::VECCALC> srcBuf, wideBuf;
+        pipe.InitBuffer(srcBuf, n * sizeof(bfloat16_t));
+        pipe.InitBuffer(wideBuf, n * sizeof(float));
+        auto src = srcBuf.Get<bfloat16_t>();
+        auto wide = wideBuf.Get<float>();
+        std::memcpy(static_cast<void*>(src.GetPhyAddr()), in.data(), n * sizeof(bfloat16_t));
+        AscendC::Cast(wide, src, RoundMode::CAST_NONE, n);
+        CHECK_EQ(DeferredCount(), 1u);
+        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(0);
+        AscendC::GlobalTensor<float> outGm;
+        outGm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(out.data()), n);
+        AscendC::DataCopy(outGm, wide, n);
+        CHECK_EQ(DeferredCount(), 0u);
+    });
+    for (uint32_t i = 0; i < n; ++i) CHECK_MSG(Same(out[i], Wide(in[i])), "element ", i);
+}
+
+TEST_MAIN()
