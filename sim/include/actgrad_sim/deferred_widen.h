@@ -59,26 +59,29 @@ inline void Touched(const uint8_t* p, uint64_t bytes, const void* base, uint32_t
 }
 
 inline void SettleDeferred(BlockContext& ctx, const uint8_t* p, uint64_t bytes, Access use) {
+    const bool writes = use == Access::Write || use == Access::Overwrite;
     for (uint32_t i = 0; i < ctx.deferredCount;) {
         const DeferredWiden& w = ctx.deferred[i];
         const uint8_t* dst = reinterpret_cast<const uint8_t*>(w.dst);
+        const uint8_t* dstEnd = dst + uint64_t(w.count) * sizeof(float);
+        const uint8_t* src = reinterpret_cast<const uint8_t*>(w.src);
+        const bool hitsResult = p < dstEnd && dst < p + bytes;
+        const bool hitsSource = writes && p < src + uint64_t(w.count) * sizeof(uint16_t) && src < p + bytes;
+        if ((!hitsResult || (use == Access::ReadWidening && p >= dst && p + bytes <= dstEnd)) && !hitsSource) {
+            ++i;  // untouched, or read by an instruction that widens as it loads
+            continue;
+        }
         uint32_t a, b;
-        Touched(p, bytes, dst, sizeof(float), w.count, a, b);
-        const bool inside = p >= dst && p + bytes <= dst + uint64_t(w.count) * sizeof(float);
-        if (a < b && !(use == Access::ReadWidening && inside)) {
+        if (hitsResult) {
+            Touched(p, bytes, dst, sizeof(float), w.count, a, b);
             // an Overwrite drops whole elements only (operands are 32-byte aligned, so it never meets a part of one)
             const bool whole = p <= dst + uint64_t(a) * sizeof(float) && p + bytes >= dst + uint64_t(b) * sizeof(float);
             Carve(ctx, i, a, b, use == Access::Overwrite && whole);
-            continue;  // slot i holds what is left, or another widening
+        } else {
+            Touched(p, bytes, src, sizeof(uint16_t), w.count, a, b);
+            Carve(ctx, i, a, b, false);
         }
-        if (use == Access::Write || use == Access::Overwrite) {
-            Touched(p, bytes, w.src, sizeof(uint16_t), w.count, a, b);
-            if (a < b) {
-                Carve(ctx, i, a, b, false);
-                continue;
-            }
-        }
-        ++i;
+        // slot i now holds what is left of the widening, or another one: look again
     }
 }
 
