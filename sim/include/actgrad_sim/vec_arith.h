@@ -195,25 +195,70 @@ __attribute__((target("avx2,prefer-vector-width=128"))) void ApplyUnaryWidenAvx2
 #pragma GCC ivdep
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i));
 }
+// Operations that are one IEEE operation per lane (f also takes __m128) get explicit 8-lane loops: bf16 widens by
+// interleaving zeros below each pattern, which some cores (Zen 1) run on more ports than the zero-extension and
+// shift the vectoriser picks.
+__attribute__((target("avx2"))) inline void Load8(const float* p, int32_t i, __m128& lo, __m128& hi) {
+    lo = _mm_loadu_ps(p + i);
+    hi = _mm_loadu_ps(p + i + 4);
+}
+__attribute__((target("avx2"))) inline void Load8(const bfloat16_t* p, int32_t i, __m128& lo, __m128& hi) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    lo = _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), v));
+    hi = _mm_castsi128_ps(_mm_unpackhi_epi16(_mm_setzero_si128(), v));
+}
+template <typename A, typename B, typename F>
+__attribute__((target("avx2"))) void ApplyBinaryLanes8(float* d, const A* a, const B* b, int32_t n, F f) {
+    int32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128 a0, a1, b0, b1;
+        Load8(a, i, a0, a1);
+        Load8(b, i, b0, b1);
+        _mm_storeu_ps(d + i, f(a0, b0));
+        _mm_storeu_ps(d + i + 4, f(a1, b1));
+    }
+    for (; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
+}
+template <typename A, typename F>
+__attribute__((target("avx2"))) void ApplyUnaryLanes8(float* d, const A* a, int32_t n, F f) {
+    int32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128 a0, a1;
+        Load8(a, i, a0, a1);
+        _mm_storeu_ps(d + i, f(a0));
+        _mm_storeu_ps(d + i + 4, f(a1));
+    }
+    for (; i < n; ++i) d[i] = f(LoadFloat(a, i));
+}
 #endif
 
-// float results from float operands or deferred widenings
-template <typename A, typename B, typename F>
+// A float scalar as an operand of the lanes of `a`'s type (float, or __m128 in the 8-lane loops).
+template <typename V> inline V Splat(float s) {
+    if constexpr (std::is_same<V, float>::value) return s;
+#if defined(__SSE2__)
+    else return _mm_set1_ps(s);
+#endif
+}
+
+// float results from float operands or deferred widenings; kLanes: f also takes __m128 lanes
+template <bool kLanes, typename A, typename B, typename F>
 void ApplyBinaryFloat(float* d, const A* a, const B* b, int32_t n, F f) {
 #if defined(ACTGRAD_SIM_AVX2)
     if (UseAvx2()) {
         if constexpr (std::is_same<A, float>::value && std::is_same<B, float>::value) return ApplyBinaryAvx2(d, a, b, n, f);
+        else if constexpr (kLanes) return ApplyBinaryLanes8(d, a, b, n, f);
         else return ApplyBinaryWidenAvx2(d, a, b, n, f);
     }
 #endif
 #pragma GCC ivdep
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
 }
-template <typename A, typename F>
+template <bool kLanes, typename A, typename F>
 void ApplyUnaryFloat(float* d, const A* a, int32_t n, F f) {
 #if defined(ACTGRAD_SIM_AVX2)
     if (UseAvx2()) {
         if constexpr (std::is_same<A, float>::value) return ApplyUnaryAvx2(d, a, n, f);
+        else if constexpr (kLanes) return ApplyUnaryLanes8(d, a, n, f);
         else return ApplyUnaryWidenAvx2(d, a, n, f);
     }
 #endif
@@ -224,7 +269,7 @@ void ApplyUnaryFloat(float* d, const A* a, int32_t n, F f) {
 template <typename T, typename F>
 void ApplyBinary(T* d, const T* a, const T* b, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
-        ApplyBinaryFloat(d, a, b, n, f);
+        ApplyBinaryFloat<false>(d, a, b, n, f);
     } else if constexpr (IsHalfLike<T>) {
         const bool sat = tlBlock->saturateFloat;
 #pragma GCC ivdep
@@ -238,7 +283,7 @@ void ApplyBinary(T* d, const T* a, const T* b, int32_t n, F f) {
 template <typename T, typename F>
 void ApplyUnary(T* d, const T* a, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
-        ApplyUnaryFloat(d, a, n, f);
+        ApplyUnaryFloat<false>(d, a, n, f);
     } else if constexpr (IsHalfLike<T>) {
         const bool sat = tlBlock->saturateFloat;
 #pragma GCC ivdep
@@ -258,22 +303,22 @@ void WithFloatOperand(const AscendC::LocalTensor<float>& t, uint32_t count, Use 
 }
 
 // Tensor forms of ApplyBinary/ApplyUnary: float sources may be deferred widenings, whose operand checks used
-// Access::ReadWidening.
-template <typename T, typename F>
+// Access::ReadWidening; kLanes: f also takes __m128 lanes (one IEEE operation per lane).
+template <bool kLanes, typename T, typename F>
 void ApplyBinaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
                    const AscendC::LocalTensor<T>& src1, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
         WithFloatOperand(src0, uint32_t(n), [&](auto a) {
-            WithFloatOperand(src1, uint32_t(n), [&](auto b) { ApplyBinaryFloat(dst.Data(), a, b, n, f); });
+            WithFloatOperand(src1, uint32_t(n), [&](auto b) { ApplyBinaryFloat<kLanes>(dst.Data(), a, b, n, f); });
         });
     } else {
         ApplyBinary(dst.Data(), src0.Data(), src1.Data(), n, f);
     }
 }
-template <typename T, typename F>
+template <bool kLanes, typename T, typename F>
 void ApplyUnaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
-        WithFloatOperand(src, uint32_t(n), [&](auto a) { ApplyUnaryFloat(dst.Data(), a, n, f); });
+        WithFloatOperand(src, uint32_t(n), [&](auto a) { ApplyUnaryFloat<kLanes>(dst.Data(), a, n, f); });
     } else {
         ApplyUnary(dst.Data(), src.Data(), n, f);
     }
@@ -317,37 +362,38 @@ template <typename T> inline T MinNan(T a, T b) { return (a < b || a != a) ? a :
 namespace AscendC {
 
 #define ACTGRAD_SIM_PACK(...) __VA_ARGS__
-#define ACTGRAD_SIM_BINARY(NAME, TYPES, FLOAT_EXPR, INT_EXPR)                                                     \
+// LANES: FLOAT_EXPR is one IEEE operation, which also holds for __m128 lanes
+#define ACTGRAD_SIM_BINARY(NAME, TYPES, FLOAT_EXPR, INT_EXPR, LANES)                                              \
     template <typename T>                                                                                         \
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count) { \
         static_assert(actgrad_sim::OneOf<T, TYPES>, #NAME ": unsupported dtype (see the A2/A3 dtype table)");     \
         actgrad_sim::CheckBinary(dst, src0, src1, count, #NAME);                                                  \
         if constexpr (std::is_integral<T>::value) {                                                               \
-            actgrad_sim::ApplyBinaryTo(dst, src0, src1, count, [](T a, T b) { return INT_EXPR; });                \
+            actgrad_sim::ApplyBinaryTo<false>(dst, src0, src1, count, [](T a, T b) { return INT_EXPR; });         \
         } else {                                                                                                  \
-            actgrad_sim::ApplyBinaryTo(dst, src0, src1, count, [](auto a, auto b) { return FLOAT_EXPR; });        \
+            actgrad_sim::ApplyBinaryTo<LANES>(dst, src0, src1, count, [](auto a, auto b) { return FLOAT_EXPR; }); \
         }                                                                                                         \
     }
 
 #define ACTGRAD_SIM_ARITH_TYPES half, float, int16_t, int32_t, bfloat16_t
-ACTGRAD_SIM_BINARY(Add, ACTGRAD_SIM_ARITH_TYPES, a + b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x + y; }))
-ACTGRAD_SIM_BINARY(Sub, ACTGRAD_SIM_ARITH_TYPES, a - b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x - y; }))
-ACTGRAD_SIM_BINARY(Mul, ACTGRAD_SIM_ARITH_TYPES, a * b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x * y; }))
-ACTGRAD_SIM_BINARY(Max, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b), (a > b ? a : b))
-ACTGRAD_SIM_BINARY(Min, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b), (a < b ? a : b))
-ACTGRAD_SIM_BINARY(Div, ACTGRAD_SIM_PACK(half, float), a / b, a)
-ACTGRAD_SIM_BINARY(And, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a & b))
-ACTGRAD_SIM_BINARY(Or, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a | b))
+ACTGRAD_SIM_BINARY(Add, ACTGRAD_SIM_ARITH_TYPES, a + b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x + y; }), true)
+ACTGRAD_SIM_BINARY(Sub, ACTGRAD_SIM_ARITH_TYPES, a - b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x - y; }), true)
+ACTGRAD_SIM_BINARY(Mul, ACTGRAD_SIM_ARITH_TYPES, a * b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x * y; }), true)
+ACTGRAD_SIM_BINARY(Max, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b), (a > b ? a : b), false)
+ACTGRAD_SIM_BINARY(Min, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b), (a < b ? a : b), false)
+ACTGRAD_SIM_BINARY(Div, ACTGRAD_SIM_PACK(half, float), a / b, a, true)
+ACTGRAD_SIM_BINARY(And, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a & b), false)
+ACTGRAD_SIM_BINARY(Or, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a | b), false)
 #undef ACTGRAD_SIM_BINARY
 
-#define ACTGRAD_SIM_SCALAR(NAME, TYPES, EXPR)                                                                    \
+#define ACTGRAD_SIM_SCALAR(NAME, TYPES, EXPR, LANES)                                                             \
     template <typename T, bool isSetMask = true>                                                                 \
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count) { \
         static_assert(actgrad_sim::OneOf<T, TYPES>, #NAME ": unsupported dtype (see the A2/A3 dtype table)");    \
         actgrad_sim::CheckUnary(dst, src, count, #NAME);                                                         \
         if constexpr (std::is_integral<T>::value) {                                                              \
             const T s = scalarValue;                                                                             \
-            actgrad_sim::ApplyUnaryTo(dst, src, count, [s](T a) {                                                \
+            actgrad_sim::ApplyUnaryTo<false>(dst, src, count, [s](T a) {                                         \
                 const T b = s;                                                                                   \
                 return EXPR;                                                                                     \
             });                                                                                                  \
@@ -356,8 +402,8 @@ ACTGRAD_SIM_BINARY(Or, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a | b))
                NaN's sign, so builds and loop versions would disagree on NaN bits */                            \
             const volatile float opaque = float(scalarValue);                                                    \
             const float s = opaque;                                                                              \
-            actgrad_sim::ApplyUnaryTo(dst, src, count, [s](auto a) {                                             \
-                const decltype(a) b = decltype(a)(s);                                                            \
+            actgrad_sim::ApplyUnaryTo<LANES>(dst, src, count, [s](auto a) {                                      \
+                const decltype(a) b = actgrad_sim::Splat<decltype(a)>(s);                                        \
                 return EXPR;                                                                                     \
             });                                                                                                  \
         }                                                                                                        \
@@ -371,11 +417,11 @@ template <typename T> inline T ActgradSimMul(T a, T b) {
     if constexpr (std::is_integral<T>::value) return actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x * y; });
     else return a * b;
 }
-ACTGRAD_SIM_SCALAR(Adds, ACTGRAD_SIM_ARITH_TYPES, ActgradSimAdd(a, b))
-ACTGRAD_SIM_SCALAR(Muls, ACTGRAD_SIM_ARITH_TYPES, ActgradSimMul(a, b))
-ACTGRAD_SIM_SCALAR(Maxs, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b))
-ACTGRAD_SIM_SCALAR(Mins, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b))
-ACTGRAD_SIM_SCALAR(LeakyRelu, ACTGRAD_SIM_PACK(half, float), (a >= 0 ? a : b * a))
+ACTGRAD_SIM_SCALAR(Adds, ACTGRAD_SIM_ARITH_TYPES, ActgradSimAdd(a, b), true)
+ACTGRAD_SIM_SCALAR(Muls, ACTGRAD_SIM_ARITH_TYPES, ActgradSimMul(a, b), true)
+ACTGRAD_SIM_SCALAR(Maxs, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b), false)
+ACTGRAD_SIM_SCALAR(Mins, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b), false)
+ACTGRAD_SIM_SCALAR(LeakyRelu, ACTGRAD_SIM_PACK(half, float), (a >= 0 ? a : b * a), false)
 #undef ACTGRAD_SIM_SCALAR
 
 #define ACTGRAD_SIM_UNARY(NAME, TYPES, EXPR)                                                                      \
@@ -383,7 +429,7 @@ ACTGRAD_SIM_SCALAR(LeakyRelu, ACTGRAD_SIM_PACK(half, float), (a >= 0 ? a : b * a
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {                       \
         static_assert(actgrad_sim::OneOf<T, TYPES>, #NAME ": unsupported dtype (see the A2/A3 dtype table)");     \
         actgrad_sim::CheckUnary(dst, src, count, #NAME);                                                          \
-        actgrad_sim::ApplyUnaryTo(dst, src, count, [](auto a) { return EXPR; });                                  \
+        actgrad_sim::ApplyUnaryTo<false>(dst, src, count, [](auto a) { return EXPR; });                           \
     }
 
 ACTGRAD_SIM_UNARY(Exp, ACTGRAD_SIM_PACK(half, float), actgrad_sim::ExpF(a))
