@@ -27,7 +27,7 @@ struct EluGrad {
         const SplitCoefficient iptSplit{params[4], params[5], params[6]};
         const uint32_t lanes = CompareLanes<float>(n);
         const int32_t m = int32_t(lanes);
-        const AscendC::LocalTensor<float>& neg = s.tmp[0];
+        const AscendC::LocalTensor<float>& negTmp = s.tmp[0];
         const AscendC::LocalTensor<float>& aux = s.tmp[1];
         WidenSaved(t, n);
         WidenGrad(t, n);
@@ -44,20 +44,19 @@ struct EluGrad {
                 AscendC::Muls(aux, t.savedF, negiptcoef, m);
                 product = aux;
             }
-            // consumes savedF; neg is free until the gradient factor below, outF until the positive branch
-            ExpOfProduct<kIsWidened<T>>(t.outF, t.savedF, product, neg, s.mask[1], iptSplit, lanes);
+            // consumes savedF; negTmp is free until the gradient factor below, outF until the positive branch
+            ExpOfProduct<kIsWidened<T>>(t.outF, t.savedF, product, negTmp, s.mask[1], iptSplit, lanes);
             xFactor = t.outF;
         }
         AscendC::LocalTensor<float> negFactor = t.gradF;  // grad * input_scale (* alpha*scale for the src form)
         if (negiptcoef != 1.0f) {
-            AscendC::Muls(neg, t.gradF, negiptcoef, m);
-            negFactor = neg;
+            AscendC::Muls(negTmp, t.gradF, negiptcoef, m);
+            negFactor = negTmp;
         }
         if (!useDst && negcoef != 1.0f) {
-            AscendC::Muls(neg, negFactor, negcoef, m);
-            negFactor = neg;
+            AscendC::Muls(negTmp, negFactor, negcoef, m);
+            negFactor = negTmp;
         }
-        AscendC::Mul(neg, negFactor, xFactor, m);
         // lanes whose result stands: the positive branch (scale 0 is handled there) and negative lanes whose
         // derivative is not exactly 0
         const bool negCoefficientIsZero = negiptcoef == 0.0f || (!useDst && negcoef == 0.0f);
@@ -65,6 +64,9 @@ struct EluGrad {
         const AscendC::LocalTensor<uint8_t>& gradIsNan = s.mask[2];
         MarkNonZeroDerivative(keep, xFactor, negCoefficientIsZero, t.gradF, gradIsNan, lanes);
         KeepAlso(keep, positive, lanes);
+        // the dst form multiplies in place, so its tiles stay fewer
+        const AscendC::LocalTensor<float> neg = useDst ? aux : negTmp;
+        AscendC::Mul(neg, negFactor, xFactor, m);
         if constexpr (kIsWidened<T>) {
             if (poscoef == 1.0f) {
                 // the positive branch is grad itself: narrow the negative branch only and select on the storage type
