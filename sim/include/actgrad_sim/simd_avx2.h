@@ -72,8 +72,22 @@ ACTGRAD_AVX2 inline uint32_t Bits8(const E* a, B b, uint32_t i) {
 }
 // 16 f32 (or bf16) lanes: four 4-lane compares packed (with signed saturation, so all-ones stays all-ones) into 16 bytes whose
 // sign bits are the mask; 128-bit compares, since the 256-bit ones cost two operations each on some cores.
+// bf16 against itself decides on NaN alone, which its bits show without widening: |x| above the infinity pattern.
+template <int Pred>
+ACTGRAD_AVX2 inline uint32_t SelfBits16(const bfloat16_t* a, uint32_t i) {
+    const __m128i magnitude = _mm_set1_epi16(0x7fff), inf = _mm_set1_epi16(0x7f80);
+    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
+    const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i + 8));
+    const __m128i nan = _mm_packs_epi16(_mm_cmpgt_epi16(_mm_and_si128(v0, magnitude), inf),
+                                        _mm_cmpgt_epi16(_mm_and_si128(v1, magnitude), inf));
+    const uint32_t nanBits = uint32_t(_mm_movemask_epi8(nan));
+    if constexpr (Pred == _CMP_NEQ_UQ) return nanBits;
+    else if constexpr (Pred == _CMP_EQ_OQ || Pred == _CMP_LE_OQ || Pred == _CMP_GE_OQ) return ~nanBits & 0xffffu;
+    else return 0;  // x < x, x > x
+}
 template <int Pred, bool kSelf, typename E, typename B>
 ACTGRAD_AVX2 inline uint32_t Bits16(const E* a, B b, uint32_t i) {
+    if constexpr (kSelf && std::is_same<E, bfloat16_t>::value) return SelfBits16<Pred>(a, i);
     __m128 v[4];
     Quads(a, i, v);
     __m128i c[4];
