@@ -92,22 +92,11 @@ inline uint32_t WidenHalfFast(float* out, const uint16_t* in, uint32_t n) {
     }
     return i;
 }
-// bf16 bits -> float: interleaving zeros below each 16-bit pattern is the exact widening.
-inline uint32_t WidenBf16Fast(float* out, const uint16_t* in, uint32_t n) {
-    uint32_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_unpacklo_epi16(_mm_setzero_si128(), v));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 4), _mm_unpackhi_epi16(_mm_setzero_si128(), v));
-    }
-    return i;
-}
 inline uint32_t NarrowBf16Fast(uint16_t* out, const float* in, uint32_t n) { return Narrow16Fast<Bf16Of4>(out, in, n); }
 #else
 inline uint32_t NarrowBf16Fast(uint16_t*, const float*, uint32_t) { return 0; }
 inline uint32_t NarrowHalfFast(uint16_t*, const float*, uint32_t) { return 0; }
 inline uint32_t WidenHalfFast(float*, const uint16_t*, uint32_t) { return 0; }
-inline uint32_t WidenBf16Fast(float*, const uint16_t*, uint32_t) { return 0; }
 #endif
 
 // float -> half/bf16 bits, round half to even, saturating when asked: a plain loop over 16-bit storage.
@@ -163,12 +152,7 @@ inline T IntOp(T a, T b, Op op) {
 // A float operand as a loop reads it: float elements, or the bf16 source of a deferred widening (deferred_widen.h),
 // widened as it is loaded.
 inline float LoadFloat(const float* p, int32_t i) { return p[i]; }
-inline float LoadFloat(const bfloat16_t* p, int32_t i) {
-    const uint32_t bits = uint32_t(p[i].val) << 16;
-    float f;
-    std::memcpy(&f, &bits, sizeof(f));
-    return f;
-}
+inline float LoadFloat(const bfloat16_t* p, int32_t i) { return Bf16BitsToFloat(p[i].val); }
 
 #if defined(ACTGRAD_SIM_AVX2)
 // The float loops compiled again for AVX2: without FMA every operation rounds as in the baseline build, so the bits

@@ -232,17 +232,12 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
     if constexpr (std::is_same<T, float>::value && actgrad_sim::IsHalfLike<U>) {
         typedef uint16_t AliasU16 __attribute__((may_alias));
         const AliasU16* bits = reinterpret_cast<const AliasU16*>(in);
-        uint32_t done = 0;
-        if (std::is_same<U, bfloat16_t>::value && !overlapping && actgrad_sim::DeferWidening()) {
-            actgrad_sim::DeferWiden(ctx, out, bits, count);
-            return;
+        if (std::is_same<U, bfloat16_t>::value) {  // exact: recorded, or run at once where src and dst overlap
+            if (!overlapping && actgrad_sim::DeferWidening()) return actgrad_sim::DeferWiden(ctx, out, bits, count);
+            return actgrad_sim::Materialize(out, bits, count);
         }
-        if (std::is_same<U, half>::value) {
-            done = ACTGRAD_SIM_IF_AVX2(actgrad_sim::avx2::WidenHalf(out, bits, count));
-            done += actgrad_sim::WidenHalfFast(out + done, bits + done, count - done);
-        } else {
-            done = actgrad_sim::WidenBf16Fast(out, bits, count);
-        }
+        uint32_t done = ACTGRAD_SIM_IF_AVX2(actgrad_sim::avx2::WidenHalf(out, bits, count));
+        done += actgrad_sim::WidenHalfFast(out + done, bits + done, count - done);
         for (uint32_t i = done; i < count; ++i) out[i] = float(in[i]);  // exact widening
     } else if constexpr (actgrad_sim::IsHalfLike<T> && std::is_same<U, float>::value) {
         if (roundMode == RoundMode::CAST_RINT || roundMode == RoundMode::CAST_NONE) {
