@@ -70,8 +70,6 @@ ACTGRAD_AVX2 inline uint32_t Bits8(const E* a, B b, uint32_t i) {
     if constexpr (kSelf) return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(v, v, Pred)));  // load and widen once
     else return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(v, Rhs8(b, i), Pred)));
 }
-// 16 f32 (or bf16) lanes: four 4-lane compares packed (with signed saturation, so all-ones stays all-ones) into 16 bytes whose
-// sign bits are the mask; 128-bit compares, since the 256-bit ones cost two operations each on some cores.
 // bf16 against itself decides on NaN alone, which its bits show without widening: |x| above the infinity pattern.
 template <int Pred>
 ACTGRAD_AVX2 inline uint32_t SelfBits16(const bfloat16_t* a, uint32_t i) {
@@ -85,6 +83,8 @@ ACTGRAD_AVX2 inline uint32_t SelfBits16(const bfloat16_t* a, uint32_t i) {
     else if constexpr (Pred == _CMP_EQ_OQ || Pred == _CMP_LE_OQ || Pred == _CMP_GE_OQ) return ~nanBits & 0xffffu;
     else return 0;  // x < x, x > x
 }
+// 16 f32 (or bf16) lanes: four 4-lane compares packed (with signed saturation, so all-ones stays all-ones) into 16
+// bytes whose sign bits are the mask; 128-bit compares, since the 256-bit ones cost two operations each on some cores.
 template <int Pred, bool kSelf, typename E, typename B>
 ACTGRAD_AVX2 inline uint32_t Bits16(const E* a, B b, uint32_t i) {
     if constexpr (kSelf && std::is_same<E, bfloat16_t>::value) return SelfBits16<Pred>(a, i);

@@ -146,14 +146,14 @@ inline T IntOp(T a, T b, Op op) {
     return T(U(op(U(std::make_unsigned_t<T>(a)), U(std::make_unsigned_t<T>(b)))));
 }
 
-// Operands either coincide exactly (in place) or do not overlap (partial overlap was rejected before), and
-// element i only reads element i: no loop-carried dependence, which `ivdep` tells the vectoriser. Without it an
-// in-place call fails the compiler's runtime alias check and runs scalar.
 // A float operand as a loop reads it: float elements, or the bf16 source of a deferred widening (deferred_widen.h),
 // widened as it is loaded.
 inline float LoadFloat(const float* p, int32_t i) { return p[i]; }
 inline float LoadFloat(const bfloat16_t* p, int32_t i) { return Bf16BitsToFloat(p[i].val); }
 
+// Operands either coincide exactly (in place) or do not overlap (partial overlap was rejected before), and
+// element i only reads element i: no loop-carried dependence, which `ivdep` tells the vectoriser. Without it an
+// in-place call fails the compiler's runtime alias check and runs scalar.
 #if defined(ACTGRAD_SIM_AVX2)
 // The float loops compiled again for AVX2: without FMA every operation rounds as in the baseline build, so the bits
 // are the same, in fewer instructions (the polynomial of Exp gains most). Loops that widen bf16 as they load use
