@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "error.h"
+#include "read_ahead.h"
 #include "soc.h"
 
 namespace AscendC {
@@ -112,6 +113,7 @@ struct BlockContext {
     uint32_t queueEventsInFlight[kEventCount] = {};  // event IDs held by EnQue'd buffers
     DeferredWiden deferred[kMaxDeferred];  // the first deferredCount are live
     uint32_t deferredCount = 0;
+    ReadAhead readAhead;
     BlockStats stats;
     std::vector<GmRegion> gmWrites;  // merged write ranges, checked across blocks after the launch
 
@@ -140,6 +142,11 @@ inline thread_local BlockContext* tlBlock __attribute__((tls_model("initial-exec
 #else
 inline thread_local BlockContext* tlBlock = nullptr;
 #endif
+
+// The vector loops' share of the read-ahead (read_ahead.h), called at each element index i a loop visits.
+inline void ReadAheadAt(uint32_t i) {
+    if (i % kReadAheadStride == 0 && tlBlock != nullptr) tlBlock->readAhead.Step();
+}
 
 inline std::string CurrentLocation() {
     if (tlBlock == nullptr || tlBlock->launch == nullptr) return "outside a kernel launch";
