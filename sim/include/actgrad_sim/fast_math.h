@@ -9,8 +9,10 @@
 namespace actgrad_sim {
 
 inline float ExpF(float x) {
-    // clamp so 2^k stays representable as a product of two normal scale factors; NaN is restored at the end
-    const float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+    // clamp so 2^k stays representable as a product of two normal scale factors; NaN is restored at the end. Each
+    // bound is a select of this form (the first operand where the compare holds) so it compiles to one min/max.
+    float xc = x < 89.0f ? x : 89.0f;
+    xc = xc > -104.0f ? xc : -104.0f;
     const float shifter = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
     const float kf = (xc * 1.44269504088896341f + shifter) - shifter;
     // Cody-Waite: ln2 split so k*ln2Hi is exact
