@@ -2,8 +2,10 @@
 """Time each actgrad operator on the CPU twin next to ATen's CPU *_backward .grad_input overload.
 
 Both sides write into preallocated outputs (actgrad: out=; ATen: grad_input=), same inputs, same process; each
-measurement is the median of --reps runs after --warmup runs. ClampBackward is compared with hardtanh_backward
-(the same band test). Prints a table with the ratio actgrad time / ATen time (the project's target is <= 2x).
+measurement is the median of --reps runs after --warmup runs. The runs interleave: every round times each operator
+of a dtype once on each side, so a burst of load from other tenants of the machine lands on all of them a little
+instead of on one of them a lot, and the medians leave it out. ClampBackward is compared with hardtanh_backward (the
+same band test). Prints a table with the ratio actgrad time / ATen time (the project's target is <= 2x).
 
     python scripts/bench_ops.py [--numel 4194304] [--reps 15] [--dtypes float32,bfloat16] [--soc Ascend910B2]
 """
@@ -19,19 +21,21 @@ import time
 import torch
 
 
-def median_times(fa, fb, reps: int, warmup: int) -> tuple[float, float]:
-    """Median times of fa and fb, measured alternately (a, b, a, b, ...) so that a change of machine load during
-    the run affects both sides alike."""
+def median_times(pairs, reps: int, warmup: int) -> list[tuple[float, float]]:
+    """Median times of each (fa, fb) pair. Every round runs each pair once, a then b, so that a change of machine
+    load affects both sides of a pair alike and, over the rounds, every pair alike."""
     for _ in range(warmup):
-        fa()
-        fb()
-    ta, tb = [], []
+        for fa, fb in pairs:
+            fa()
+            fb()
+    times = [([], []) for _ in pairs]
     for _ in range(reps):
-        for fn, ts in ((fa, ta), (fb, tb)):
-            t0 = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t0)
-    return statistics.median(ta), statistics.median(tb)
+        for (fa, fb), (ta, tb) in zip(pairs, times):
+            for fn, ts in ((fa, ta), (fb, tb)):
+                t0 = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t0)
+    return [(statistics.median(ta), statistics.median(tb)) for ta, tb in times]
 
 
 def cases(actgrad, x, g, out_a, out_t):
@@ -66,7 +70,7 @@ def main() -> int:
     if args.soc:
         actgrad.set_default_soc(args.soc)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} ATen threads, {os.cpu_count()} CPUs, "
-          f"numel {args.numel}, median of {args.reps} alternating runs after {args.warmup} warm-up runs, "
+          f"numel {args.numel}, median of {args.reps} interleaved runs after {args.warmup} warm-up rounds, "
           f"SoC {actgrad.default_soc()}, load average {os.getloadavg()[0]:.2f}")
     print(f"{'operator':<22}{'dtype':>9}{'actgrad ms':>12}{'ATen op':>26}{'ATen ms':>10}{'ratio':>8}")
     ratios = []
@@ -76,8 +80,9 @@ def main() -> int:
         x = (torch.randn(args.numel, generator=gen) * 3).to(dtype)
         g = torch.randn(args.numel, generator=gen).to(dtype)
         out_a, out_t = torch.empty_like(x), torch.empty_like(x)
-        for name, fa, aname, ft in cases(actgrad, x, g, out_a, out_t):
-            ta, tt = median_times(fa, ft, args.reps, args.warmup)
+        table = cases(actgrad, x, g, out_a, out_t)
+        medians = median_times([(fa, ft) for _, fa, _, ft in table], args.reps, args.warmup)
+        for (name, _, aname, _), (ta, tt) in zip(table, medians):
             ratios.append(ta / tt)
             print(f"{name:<22}{dname:>9}{ta * 1e3:>12.3f}{aname:>26}{tt * 1e3:>10.3f}{ta / tt:>8.2f}")
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))

@@ -1,0 +1,34 @@
+"""scripts/bench_ops.py runs and reports every operator against its ATen counterpart (on a small size: its timings
+are for people reading them, not for tests)."""
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import bench_ops  # noqa: E402
+
+
+def test_median_times_runs_every_pair_in_every_round():
+    calls = []
+    pairs = [(lambda k=k: calls.append(("a", k)), lambda k=k: calls.append(("b", k))) for k in range(3)]
+    medians = bench_ops.median_times(pairs, reps=2, warmup=1)
+    assert len(medians) == 3 and all(ta >= 0 and tb >= 0 for ta, tb in medians)
+    one_round = [(side, k) for k in range(3) for side in ("a", "b")]
+    assert calls == one_round * 3  # one warm-up round, then two timed rounds, interleaved
+
+
+@pytest.mark.parametrize("dtypes", ["float32", "bfloat16"])
+def test_bench_ops_reports_every_operator(dtypes):
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_ops.py"), "--numel", "4099", "--reps", "1",
+                             "--warmup", "0", "--dtypes", dtypes], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    rows = [line.split() for line in lines[2:-1]]
+    names = [row[0] for row in rows]
+    assert names == ["hardtanh_grad", "hardsigmoid_backward", "clamp_backward", "elu_backward(dst)",
+                     "elu_backward(src)", "soft_plus_backward"]
+    assert all(row[1] == dtypes and float(row[-1]) > 0 for row in rows)
+    assert lines[-1].startswith("geometric mean ratio ")
