@@ -19,7 +19,7 @@ public:
     // A copy from GM of [src, src + bytes): it continues the stream that predicted it (or repeats the copy that did),
     // or takes the place of the least recently copied one.
     void NoteGmRead(const void* src, uint64_t bytes) {
-        const char* s = static_cast<const char*>(src);
+        const uintptr_t s = reinterpret_cast<uintptr_t>(src);  // an address, not a pointer: it runs past the copy
         Stream* slot = &streams_[0];
         for (Stream& st : streams_) {
             if (st.start == s || st.start == s + bytes) {
@@ -34,7 +34,7 @@ public:
     void Step() {
         for (Stream& st : streams_) {
             if (st.next < st.end) {
-                __builtin_prefetch(st.next, 0, 1);
+                __builtin_prefetch(reinterpret_cast<const void*>(st.next), 0, 1);
                 st.next += kCacheLine;
             }
         }
@@ -42,17 +42,17 @@ public:
     // Bytes not yet asked for of the stream predicted to start at `start` (0 if none is).
     uint64_t PendingBytes(const void* start) const {
         for (const Stream& st : streams_) {
-            if (st.start == start && st.next < st.end) return uint64_t(st.end - st.next);
+            if (st.start == reinterpret_cast<uintptr_t>(start) && st.next < st.end) return st.end - st.next;
         }
         return 0;
     }
 
 private:
     struct Stream {
-        const char* start = nullptr;  // where the predicted copy begins
-        const char* next = nullptr;   // the first line not asked for yet
-        const char* end = nullptr;
-        uint64_t lastCopy = 0;        // ordinal of the copy that made the prediction
+        uintptr_t start = 0;  // where the predicted copy begins
+        uintptr_t next = 0;   // the first line not asked for yet
+        uintptr_t end = 0;
+        uint64_t lastCopy = 0;  // ordinal of the copy that made the prediction
     };
     Stream streams_[kReadAheadStreams];
     uint64_t copies_ = 0;
