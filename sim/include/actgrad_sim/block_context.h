@@ -27,6 +27,7 @@ constexpr uint32_t kRepeatBytes = 256;  // one vector repeat
 constexpr uint32_t kMaxUbBytes = 262144;
 constexpr uint32_t kMaxBuffers = 64;    // QBUF_MAX_LEN
 constexpr int kEventCount = int(AscendC::HardEvent::MAX);
+constexpr uint32_t kMaxEventIds = 8;    // IDs per event on every profile (a bit each in BlockContext::flagsSet)
 
 struct BlockStats {
     uint32_t block = 0;
@@ -87,11 +88,6 @@ struct LaunchContext {
 
 class TPipeState;
 
-struct EventFlag {
-    bool set = false;
-    uint64_t seq = 0;
-};
-
 // A bf16 -> f32 Cast the twin has not stored yet (deferred_widen.h).
 struct DeferredWiden {
     float* dst;
@@ -109,7 +105,10 @@ struct BlockContext {
     bool saturateCast = true;       // SaturationMode::CAST: float -> half/bf16 conversions
     uint64_t seq = 0;               // ordinal of the last pipe operation, for the sync tracker
     uint64_t synced[kEventCount] = {};  // every write with seq <= synced[e] is visible across event e
-    EventFlag flags[kEventCount][8];
+    // SetFlag/WaitFlag: bit id of flagsSet[e] is set from SetFlag<e>(id) until its WaitFlag, and flagSeq[e][id] holds
+    // that SetFlag's seq. flagSeq is read only while its bit is set, so a block starts with 35 bytes to clear, not 4 KiB.
+    uint8_t flagsSet[kEventCount] = {};
+    uint64_t flagSeq[kEventCount][kMaxEventIds];
     uint32_t queueEventsInFlight[kEventCount] = {};  // event IDs held by EnQue'd buffers
     DeferredWiden deferred[kMaxDeferred];  // the first deferredCount are live
     uint32_t deferredCount = 0;

@@ -20,21 +20,22 @@ constexpr bool IsVectorCoreEvent(AscendC::HardEvent e) {
            e == E::MTE3_S;
 }
 
-inline EventFlag& Flag(AscendC::HardEvent e, int32_t id, const char* api) {
+// The block, once event e and ID id are ones a vector core has.
+inline BlockContext& FlagBlock(AscendC::HardEvent e, int32_t id, const char* api) {
     BlockContext& ctx = Block(api);
     if (!IsVectorCoreEvent(e))
         Fail(ErrorKind::Unsupported, api, "event ", int(e), " connects cube-core pipes; a vector core has S, V, MTE2, MTE3");
     if (id < 0 || uint32_t(id) >= ctx.soc().eventIds)
         Fail(ErrorKind::InvalidArgument, api, "event ID ", id, " is outside [0, ", ctx.soc().eventIds, ")");
-    return ctx.flags[int(e)][id];
+    return ctx;
 }
 
 // Called by the launcher when a block returns: an unpaired SetFlag leaves state that corrupts later kernels.
 inline void CheckFlagsDrained() {
     BlockContext& ctx = *tlBlock;
     for (int e = 0; e < kEventCount; ++e)
-        for (uint32_t id = 0; id < 8; ++id)
-            if (ctx.flags[e][id].set)
+        for (uint32_t id = 0; id < kMaxEventIds; ++id)
+            if (ctx.flagsSet[e] >> id & 1u)
                 Fail(ErrorKind::MissingSync, "kernel end", "SetFlag on event ", e, " ID ", id, " was never waited for");
 }
 
@@ -44,23 +45,25 @@ namespace AscendC {
 
 template <HardEvent event>
 void SetFlag(int32_t eventID) {
-    actgrad_sim::EventFlag& f = actgrad_sim::Flag(event, eventID, "SetFlag");
-    if (f.set)
+    actgrad_sim::BlockContext& ctx = actgrad_sim::FlagBlock(event, eventID, "SetFlag");
+    uint8_t& set = ctx.flagsSet[int(event)];
+    if (set >> eventID & 1u)
         actgrad_sim::Fail(actgrad_sim::ErrorKind::MissingSync, "SetFlag", "event ", int(event), " ID ", eventID,
                           " is set twice without a WaitFlag in between");
-    f.set = true;
-    f.seq = actgrad_sim::tlBlock->seq;
+    set = uint8_t(set | 1u << eventID);
+    ctx.flagSeq[int(event)][eventID] = ctx.seq;
 }
 
 template <HardEvent event>
 void WaitFlag(int32_t eventID) {
-    actgrad_sim::EventFlag& f = actgrad_sim::Flag(event, eventID, "WaitFlag");
-    if (!f.set)
+    actgrad_sim::BlockContext& ctx = actgrad_sim::FlagBlock(event, eventID, "WaitFlag");
+    uint8_t& set = ctx.flagsSet[int(event)];
+    if (!(set >> eventID & 1u))
         actgrad_sim::Fail(actgrad_sim::ErrorKind::MissingSync, "WaitFlag", "event ", int(event), " ID ", eventID,
                           " was never set (the NPU would hang)");
-    f.set = false;
-    uint64_t& synced = actgrad_sim::tlBlock->synced[int(event)];
-    synced = std::max(synced, f.seq);
+    set = uint8_t(set & ~(1u << eventID));
+    uint64_t& synced = ctx.synced[int(event)];
+    synced = std::max(synced, ctx.flagSeq[int(event)][eventID]);
 }
 
 template <pipe_t pipe>
