@@ -196,6 +196,34 @@ std::vector<float> WidenAndCopyOut(const std::vector<bfloat16_t>& in, bool refil
 
 }  // namespace
 
+// TPipe::Reset hands the same UB to new buffers: a widening deferred in the old ones is neither lost nor stored
+// later over what the new buffers' instructions wrote there (the operand checks of new buffers still see it).
+TEST(Deferred_widening_outlives_a_tpipe_reset) {
+    const uint32_t n = 1024;
+    std::vector<bfloat16_t> in(n);
+    for (uint32_t i = 0; i < n; ++i) in[i] = bfloat16_t::FromBits(uint16_t(0x3f00 + i));
+    RunBlock("deferred_reset", [&] {
+        AscendC::TPipe pipe;
+        AscendC::TBuf<TPosition::VECCALC> srcBuf, wideBuf;
+        pipe.InitBuffer(srcBuf, n * sizeof(bfloat16_t));
+        pipe.InitBuffer(wideBuf, n * sizeof(float));
+        auto src = srcBuf.Get<bfloat16_t>();
+        std::memcpy(static_cast<void*>(src.GetPhyAddr()), in.data(), n * sizeof(bfloat16_t));
+        AscendC::Cast(wideBuf.Get<float>(), src, RoundMode::CAST_NONE, n);
+        CHECK_EQ(DeferredCount(), 1u);
+        pipe.Reset();
+        AscendC::TBuf<TPosition::VECCALC> sameAsSrc, sameAsWide;
+        pipe.InitBuffer(sameAsSrc, n * sizeof(bfloat16_t));
+        pipe.InitBuffer(sameAsWide, n * sizeof(float));
+        auto wide = sameAsWide.Get<float>();
+        AscendC::Duplicate(wide, 7.0f, int32_t(n / 2));  // half of the widened floats, replaced
+        AscendC::Duplicate(sameAsSrc.Get<half>(), half(1.0f), int32_t(n));  // the bf16 source, overwritten
+        const auto got = Ub::Read(wide, n);
+        for (uint32_t i = 0; i < n / 2; ++i) CHECK_MSG(got[i] == 7.0f, "element ", i);
+        for (uint32_t i = n / 2; i < n; ++i) CHECK_MSG(Same(got[i], Wide(in[i])), "element ", i);
+    });
+}
+
 TEST(Deferred_widening_is_stored_before_copies_in_and_out) {
     for (bool refill : {true, false}) {
         const std::vector<bfloat16_t> in = Cycle(Bf16Values(200, refill ? 3 : 5), 512);

@@ -88,11 +88,20 @@ struct LaunchContext {
 
 class TPipeState;
 
+// How many deferred widenings have their f32 result (dst) or their bf16 source (src) in one UB buffer: an operand
+// check looks at the table only where one does (a read where dst does, a write where either does).
+struct DeferredRefs {
+    uint32_t dst = 0;
+    uint32_t src = 0;
+};
+
 // A bf16 -> f32 Cast the twin has not stored yet (deferred_widen.h).
 struct DeferredWiden {
     float* dst;
     const uint16_t* src;
     uint32_t count;
+    DeferredRefs* dstRefs;  // of the buffer holding dst
+    DeferredRefs* srcRefs;  // of the buffer holding src
 };
 constexpr uint32_t kMaxDeferred = 8;
 
@@ -112,6 +121,7 @@ struct BlockContext {
     uint32_t queueEventsInFlight[kEventCount] = {};  // event IDs held by EnQue'd buffers
     DeferredWiden deferred[kMaxDeferred];  // the first deferredCount are live
     uint32_t deferredCount = 0;
+    DeferredRefs orphanRefs;  // widenings whose buffers a TPipe::Reset or the TPipe's end took away
     ReadAhead readAhead;
     BlockStats stats;
     std::vector<GmRegion> gmWrites;  // merged write ranges, checked across blocks after the launch

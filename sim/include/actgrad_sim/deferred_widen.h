@@ -32,20 +32,34 @@ enum class Access {
     Overwrite,     // a Cast that writes every byte before anything reads them: deferred elements there are dropped
 };
 
+inline void AddRefs(const DeferredWiden& w) {
+    ++w.dstRefs->dst;
+    ++w.srcRefs->src;
+}
+inline void DropRefs(const DeferredWiden& w) {
+    --w.dstRefs->dst;
+    --w.srcRefs->src;
+}
+
 // Elements [a, b) of widening i leave the table (stored first unless `drop`); the rest stays deferred.
 inline void Carve(BlockContext& ctx, uint32_t i, uint32_t a, uint32_t b, bool drop) {
     DeferredWiden& w = ctx.deferred[i];
     if (!drop) Materialize(w.dst + a, w.src + a, b - a);
-    const DeferredWiden tail{w.dst + b, w.src + b, w.count - b};
+    const DeferredWiden tail{w.dst + b, w.src + b, w.count - b, w.dstRefs, w.srcRefs};
     if (a == 0 && tail.count == 0) {
+        DropRefs(w);
         ctx.deferred[i] = ctx.deferred[--ctx.deferredCount];
     } else if (a == 0) {
         w = tail;
     } else {
         w.count = a;
         if (tail.count == 0) return;
-        if (ctx.deferredCount < kMaxDeferred) ctx.deferred[ctx.deferredCount++] = tail;
-        else Materialize(tail.dst, tail.src, tail.count);
+        if (ctx.deferredCount < kMaxDeferred) {
+            ctx.deferred[ctx.deferredCount++] = tail;
+            AddRefs(tail);
+        } else {
+            Materialize(tail.dst, tail.src, tail.count);
+        }
     }
 }
 
@@ -88,11 +102,28 @@ inline void SettleDeferred(const uint8_t* p, uint64_t bytes, Access use) {
     if (tlBlock != nullptr && tlBlock->deferredCount != 0) SettleDeferred(*tlBlock, p, bytes, use);
 }
 
+// SettleDeferred for an operand in the buffer counted by `refs`: the table is read only if a widening lives there
+// (or one lost its buffer).
+inline void SettleDeferredIn(BlockContext& ctx, const DeferredRefs& refs, const uint8_t* p, uint64_t bytes, Access use) {
+    const bool writes = use == Access::Write || use == Access::Overwrite;
+    if (ctx.deferredCount == 0) return;
+    if (refs.dst != 0 || (writes && refs.src != 0) || ctx.orphanRefs.dst != 0) SettleDeferred(ctx, p, bytes, use);
+}
+
 // Records Cast(dst, src, CAST_NONE) of `count` bf16 elements, or runs it when the table is full. The operand checks
 // have settled every widening the Cast's operands touch, so recorded ranges never overlap one another's.
-inline void DeferWiden(BlockContext& ctx, float* dst, const uint16_t* src, uint32_t count) {
+inline void DeferWiden(BlockContext& ctx, float* dst, DeferredRefs& dstRefs, const uint16_t* src, DeferredRefs& srcRefs,
+                       uint32_t count) {
     if (ctx.deferredCount == kMaxDeferred) return Materialize(dst, src, count);
-    ctx.deferred[ctx.deferredCount++] = DeferredWiden{dst, src, count};
+    ctx.deferred[ctx.deferredCount++] = DeferredWiden{dst, src, count, &dstRefs, &srcRefs};
+    AddRefs(ctx.deferred[ctx.deferredCount - 1]);
+}
+
+// A TPipe's buffer records end (TPipe::Reset, or the TPipe's end) while UB keeps its bytes: the deferred widenings
+// stay, counted as orphans, so that every operand check looks at them until they are settled.
+inline void OrphanDeferred(BlockContext& ctx) {
+    for (uint32_t i = 0; i < ctx.deferredCount; ++i) ctx.deferred[i].dstRefs = ctx.deferred[i].srcRefs = &ctx.orphanRefs;
+    ctx.orphanRefs.dst = ctx.orphanRefs.src = ctx.deferredCount;
 }
 
 // The bf16 source of f32 elements [p, p + count) when a deferred widening holds them all, else null.

@@ -54,7 +54,7 @@ void CheckVectorOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const 
         Fail(ErrorKind::MissingSync, api, name, " (", PositionName(r->pos), " buffer at UB offset ", r->offset,
              ") is still being copied out: a vector write needs an MTE3 -> V flag or a VECOUT FreeTensor/AllocTensor "
              "first");
-    if (ctx.deferredCount != 0) SettleDeferred(ctx, t.BytePtr(), bytes, access);
+    SettleDeferredIn(ctx, r->deferred, t.BytePtr(), bytes, access);
     const uint64_t seq = ctx.NextSeq();
     if (writes) r->vWrite = seq;
     if (r->mte2Out != 0 && r->mte2SeenByV == 0) r->mte2SeenByV = seq;
@@ -79,7 +79,7 @@ void CheckDmaDestination(const AscendC::LocalTensor<T>& t, uint64_t bytes, const
     if (!Ordered(*r, AscendC::HardEvent::V_MTE2, r->vAccess))
         Fail(ErrorKind::MissingSync, api, "dst (", PositionName(r->pos), " buffer at UB offset ", r->offset,
              ") is refilled while the vector unit may still use it: the V -> MTE2 synchronisation is missing");
-    if (ctx.deferredCount != 0) SettleDeferred(ctx, t.BytePtr(), bytes, Access::Write);
+    SettleDeferredIn(ctx, r->deferred, t.BytePtr(), bytes, Access::Write);
     // ordered after every earlier access: only the new copy is pending
     r->mte2Write = r->mte2Out = ctx.NextSeq();
     r->mte2SeenByV = r->vWrite = r->vAccess = r->mte3Read = 0;
@@ -103,7 +103,7 @@ void CheckDmaSource(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char
         Fail(ErrorKind::MissingSync, api, "src (", PositionName(r->pos), " buffer at UB offset ", r->offset,
              ") was filled by DataCopy and is copied out without an MTE2 -> MTE3 synchronisation (a VECIN DeQue "
              "orders MTE2 -> V only), on the NPU the copy may read stale UB");
-    if (ctx.deferredCount != 0) SettleDeferred(ctx, t.BytePtr(), bytes, Access::Read);
+    SettleDeferredIn(ctx, r->deferred, t.BytePtr(), bytes, Access::Read);
     // a refill must wait for this read, so for the vector accesses ordered before it too
     if (Ordered(*r, AscendC::HardEvent::V_MTE3, r->vAccess)) r->vAccess = 0;
     r->mte3Read = ctx.NextSeq();

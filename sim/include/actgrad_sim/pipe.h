@@ -20,7 +20,10 @@ public:
         ctx.pipe = this;
     }
     ~TPipeState() {
-        if (tlBlock != nullptr && tlBlock->pipe == this) tlBlock->pipe = nullptr;
+        if (tlBlock != nullptr && tlBlock->pipe == this) {
+            OrphanDeferred(*tlBlock);
+            tlBlock->pipe = nullptr;
+        }
     }
     TPipeState(const TPipeState&) = delete;
     TPipeState& operator=(const TPipeState&) = delete;
@@ -46,6 +49,7 @@ public:
         return &r;
     }
     void Reset() {
+        OrphanDeferred(Block("TPipe::Reset"));  // the records below are carved again
         for (uint32_t i = 0; i < used_; ++i) {
             records_[i].record.generation++;
             records_[i].record.retired = true;

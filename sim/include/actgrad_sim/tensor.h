@@ -64,6 +64,7 @@ struct BufferRecord {
     uint64_t deQued = 0;
     uint64_t reAllocated = 0;
     bool retired = false;     // released by TPipe::Reset
+    DeferredRefs deferred;    // deferred widenings in this buffer (deferred_widen.h)
     bool IsQueue() const { return queue != nullptr; }
 };
 

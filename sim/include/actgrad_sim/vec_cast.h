@@ -233,7 +233,8 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
         typedef uint16_t AliasU16 __attribute__((may_alias));
         const AliasU16* bits = reinterpret_cast<const AliasU16*>(in);
         if (std::is_same<U, bfloat16_t>::value) {  // exact: recorded, or run at once where src and dst overlap
-            if (!overlapping && actgrad_sim::DeferWidening()) return actgrad_sim::DeferWiden(ctx, out, bits, count);
+            if (!overlapping && actgrad_sim::DeferWidening())
+                return actgrad_sim::DeferWiden(ctx, out, dst.Record()->deferred, bits, src.Record()->deferred, count);
             return actgrad_sim::Materialize(out, bits, count);
         }
         uint32_t done = ACTGRAD_SIM_IF_AVX2(actgrad_sim::avx2::WidenHalf(out, bits, count));
