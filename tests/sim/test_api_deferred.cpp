@@ -35,24 +35,30 @@ void ForEachBf16Chunk(const std::function<void(Ub&, const std::vector<bfloat16_t
 
 }  // namespace
 
+// Bounds on either side of zero, signed zeros, subnormals, the ends of the range and values between two bf16.
+const float kBounds[] = {-2.5f, 0.0f,   -0.0f,   2.5f,          3.0000002f,     -3.0000002f,
+                         1e-40f, -1e-40f, 3.4028235e38f, -3.4028235e38f, INFINITY, -INFINITY};
+
 TEST(Deferred_widening_compares_like_the_stored_floats) {
-    const float bound = -2.5f;
     ForEachBf16Chunk([&](Ub& ub, const std::vector<bfloat16_t>& in, LocalTensor<float>& wide) {
-        for (CMPMODE mode : {CMPMODE::LT, CMPMODE::GT, CMPMODE::EQ, CMPMODE::LE, CMPMODE::GE, CMPMODE::NE}) {
-            for (bool self : {false, true}) {  // against a bound; against itself (decided by NaN alone)
-                auto mask = ub.Alloc<uint8_t>(kChunk / 8);
-                if (self) AscendC::Compare(mask, wide, wide, mode, kChunk);
-                else AscendC::Compares(mask, wide, bound, mode, kChunk);
-                const auto bits = Ub::Read(mask, kChunk / 8);
-                for (uint32_t i = 0; i < kChunk; ++i) {
-                    const float x = Wide(in[i]), y = self ? x : bound;
-                    const bool want = mode == CMPMODE::LT ? x < y : mode == CMPMODE::GT ? x > y
-                                    : mode == CMPMODE::EQ ? x == y : mode == CMPMODE::LE ? x <= y
-                                    : mode == CMPMODE::GE ? x >= y : !(x == y);
-                    CHECK_MSG(MaskBit(bits, i) == want, actgrad_sim::CmpModeName(mode), " of bf16 ", th::Hex(in[i].val),
-                              self ? " against itself" : "");
-                }
+        // against a bound, or against itself (decided by NaN alone)
+        const auto check = [&](CMPMODE mode, float bound, bool self) {
+            auto mask = ub.Alloc<uint8_t>(kChunk / 8);
+            if (self) AscendC::Compare(mask, wide, wide, mode, kChunk);
+            else AscendC::Compares(mask, wide, bound, mode, kChunk);
+            const auto bits = Ub::Read(mask, kChunk / 8);
+            for (uint32_t i = 0; i < kChunk; ++i) {
+                const float x = Wide(in[i]), y = self ? x : bound;
+                const bool want = mode == CMPMODE::LT ? x < y : mode == CMPMODE::GT ? x > y
+                                : mode == CMPMODE::EQ ? x == y : mode == CMPMODE::LE ? x <= y
+                                : mode == CMPMODE::GE ? x >= y : !(x == y);
+                CHECK_MSG(MaskBit(bits, i) == want, actgrad_sim::CmpModeName(mode), " of bf16 ", th::Hex(in[i].val),
+                          self ? " against itself" : " against ", bound);
             }
+        };
+        for (CMPMODE mode : {CMPMODE::LT, CMPMODE::GT, CMPMODE::EQ, CMPMODE::LE, CMPMODE::GE, CMPMODE::NE}) {
+            for (const float bound : kBounds) check(mode, bound, false);
+            check(mode, 0.0f, true);
         }
         CHECK_EQ(DeferredCount(), 1u);  // the compares widened as they read
         const auto stored = Ub::Read(wide, kChunk);  // a host pointer: stored now
