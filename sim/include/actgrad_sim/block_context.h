@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "error.h"
-#include "read_ahead.h"
 #include "soc.h"
 
 namespace AscendC {
@@ -122,7 +121,6 @@ struct BlockContext {
     DeferredWiden deferred[kMaxDeferred];  // the first deferredCount are live
     uint32_t deferredCount = 0;
     DeferredRefs orphanRefs;  // widenings whose buffers a TPipe::Reset or the TPipe's end took away
-    ReadAhead readAhead;
     BlockStats stats;
     std::vector<GmRegion> gmWrites;  // merged write ranges, checked across blocks after the launch
 
@@ -151,11 +149,6 @@ inline thread_local BlockContext* tlBlock __attribute__((tls_model("initial-exec
 #else
 inline thread_local BlockContext* tlBlock = nullptr;
 #endif
-
-// The vector loops' share of the read-ahead (read_ahead.h), called at each element index i a loop visits.
-inline void ReadAheadAt(uint32_t i) {
-    if (i % kReadAheadStride == 0 && tlBlock != nullptr) tlBlock->readAhead.Step();
-}
 
 inline std::string CurrentLocation() {
     if (tlBlock == nullptr || tlBlock->launch == nullptr) return "outside a kernel launch";

@@ -145,7 +145,6 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint3
     src.CheckAccess(api, 0, count);
     actgrad_sim::CopyFromGm(dst.Data(), src.GetPhyAddr(), size_t(count) * sizeof(T));
     actgrad_sim::RecordGmRead(ctx, uint64_t(count) * sizeof(T));
-    ctx.readAhead.NoteGmRead(src.GetPhyAddr(), uint64_t(count) * sizeof(T));
 }
 
 template <typename T>
@@ -177,7 +176,6 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataC
                                 reinterpret_cast<const uint8_t*>(src.GetPhyAddr()) + gmOff, blk);
         actgrad_sim::RecordGmRead(ctx, blk);
     }
-    if (p.srcStride == 0 && n * blk > 0) ctx.readAhead.NoteGmRead(src.GetPhyAddr(), n * blk);  // one run of GM
 }
 
 template <typename T>
@@ -232,7 +230,6 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
         actgrad_sim::FillCanary(u + used, uint32_t(row - used), uint32_t(used));
         actgrad_sim::RecordGmRead(ctx, p.blockLen);
     }
-    if (p.srcStride == 0) ctx.readAhead.NoteGmRead(src.GetPhyAddr(), n * p.blockLen);  // one run of GM
 }
 
 template <typename T>

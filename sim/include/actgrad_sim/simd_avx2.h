@@ -10,7 +10,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "block_context.h"
 #include "numeric.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -102,7 +101,6 @@ template <int Pred, bool kSelf, typename E, typename B>
 ACTGRAD_AVX2 inline void CompareLoop(uint8_t* dst, const E* a, B b, uint32_t count) {
     uint32_t i = 0;
     for (; i + 32 <= count; i += 32) {
-        ReadAheadAt(i);
         uint32_t bits;
         if constexpr (!std::is_same<E, uint16_t>::value) {  // f32 and bf16: 128-bit compares
             bits = Bits16<Pred, kSelf>(a, b, i) | Bits16<Pred, kSelf>(a, b, i + 16) << 16;
@@ -150,7 +148,6 @@ ACTGRAD_AVX2 inline __m256i FalseSide(uint16_t b, uint32_t) { return _mm256_set1
 template <typename W, typename B>
 ACTGRAD_AVX2 inline void SelectRange(W* d, const uint8_t* mask, const W* a, B b, uint32_t begin, uint32_t end) {
     for (uint32_t i = begin; i < end; i += 32 / sizeof(W)) {
-        ReadAheadAt(i);
         const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i),
                             _mm256_blendv_epi8(FalseSide(b, i), av, LaneMask(d, MaskBits(d, mask, i))));
@@ -187,7 +184,6 @@ ACTGRAD_AVX2 inline __m128i Bf16Rounded4(__m128i x) {
 ACTGRAD_AVX2 inline uint32_t NarrowBf16(uint16_t* out, const float* in, uint32_t n) {
     uint32_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        ReadAheadAt(i);
         const __m128 fa = _mm_loadu_ps(in + i), fb = _mm_loadu_ps(in + i + 4);
         __m128i a = Bf16Rounded4(_mm_castps_si128(fa)), b = Bf16Rounded4(_mm_castps_si128(fb));
         if (__builtin_expect(_mm_movemask_ps(_mm_cmpunord_ps(fa, fb)) != 0, 0)) {
@@ -207,7 +203,6 @@ ACTGRAD_AVX2 inline uint32_t NarrowBf16(uint16_t* out, const float* in, uint32_t
 ACTGRAD_AVX2 inline uint32_t WidenHalf(float* out, const uint16_t* in, uint32_t n) {
     uint32_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        ReadAheadAt(i);
         const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
         if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)) != 0) {
             for (uint32_t k = 0; k < 8; ++k) out[i + k] = HalfBitsToFloat(in[i + k]);
@@ -219,11 +214,9 @@ ACTGRAD_AVX2 inline uint32_t WidenHalf(float* out, const uint16_t* in, uint32_t 
 }
 ACTGRAD_AVX2 inline uint32_t NarrowHalf(uint16_t* out, const float* in, uint32_t n) {
     uint32_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        ReadAheadAt(i);
+    for (; i + 8 <= n; i += 8)
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
                          _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    }
     return i;
 }
 

@@ -160,40 +160,24 @@ inline float LoadFloat(const bfloat16_t* p, int32_t i) { return Bf16BitsToFloat(
 // 128-bit vectors: the 256-bit zero-extension crosses lanes, which costs more than it saves on some cores.
 template <typename F>
 __attribute__((target("avx2"))) void ApplyBinaryAvx2(float* d, const float* a, const float* b, int32_t n, F f) {
-    for (int32_t begin = 0; begin < n; begin += int32_t(kReadAheadStride)) {
-        ReadAheadAt(uint32_t(begin));
-        const int32_t end = std::min(n, begin + int32_t(kReadAheadStride));
 #pragma GCC ivdep
-        for (int32_t i = begin; i < end; ++i) d[i] = f(a[i], b[i]);
-    }
+    for (int32_t i = 0; i < n; ++i) d[i] = f(a[i], b[i]);
 }
 template <typename F>
 __attribute__((target("avx2"))) void ApplyUnaryAvx2(float* d, const float* a, int32_t n, F f) {
-    for (int32_t begin = 0; begin < n; begin += int32_t(kReadAheadStride)) {
-        ReadAheadAt(uint32_t(begin));
-        const int32_t end = std::min(n, begin + int32_t(kReadAheadStride));
 #pragma GCC ivdep
-        for (int32_t i = begin; i < end; ++i) d[i] = f(a[i]);
-    }
+    for (int32_t i = 0; i < n; ++i) d[i] = f(a[i]);
 }
 template <typename A, typename B, typename F>
 __attribute__((target("avx2,prefer-vector-width=128"))) void ApplyBinaryWidenAvx2(float* d, const A* a, const B* b,
                                                                                   int32_t n, F f) {
-    for (int32_t begin = 0; begin < n; begin += int32_t(kReadAheadStride)) {
-        ReadAheadAt(uint32_t(begin));
-        const int32_t end = std::min(n, begin + int32_t(kReadAheadStride));
 #pragma GCC ivdep
-        for (int32_t i = begin; i < end; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
-    }
+    for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
 }
 template <typename A, typename F>
 __attribute__((target("avx2,prefer-vector-width=128"))) void ApplyUnaryWidenAvx2(float* d, const A* a, int32_t n, F f) {
-    for (int32_t begin = 0; begin < n; begin += int32_t(kReadAheadStride)) {
-        ReadAheadAt(uint32_t(begin));
-        const int32_t end = std::min(n, begin + int32_t(kReadAheadStride));
 #pragma GCC ivdep
-        for (int32_t i = begin; i < end; ++i) d[i] = f(LoadFloat(a, i));
-    }
+    for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i));
 }
 // Operations that are one IEEE operation per lane (f also takes __m128) get explicit 8-lane loops: bf16 widens by
 // interleaving zeros below each pattern, which some cores (Zen 1) run on more ports than the zero-extension and
@@ -211,7 +195,6 @@ template <typename A, typename B, typename F>
 __attribute__((target("avx2"))) void ApplyBinaryLanes8(float* d, const A* a, const B* b, int32_t n, F f) {
     int32_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        ReadAheadAt(uint32_t(i));
         __m128 a0, a1, b0, b1;
         Load8(a, i, a0, a1);
         Load8(b, i, b0, b1);
@@ -224,7 +207,6 @@ template <typename A, typename F>
 __attribute__((target("avx2"))) void ApplyUnaryLanes8(float* d, const A* a, int32_t n, F f) {
     int32_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        ReadAheadAt(uint32_t(i));
         __m128 a0, a1;
         Load8(a, i, a0, a1);
         _mm_storeu_ps(d + i, f(a0));
