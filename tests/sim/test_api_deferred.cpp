@@ -167,12 +167,11 @@ TEST(Deferred_widening_is_stored_before_any_other_access) {
 
 namespace {
 
-// Widens `in` (deferred), optionally refills the bf16 source by DataCopy, then copies the floats out to GM.
-std::vector<float> WidenAndCopyOut(const std::vector<bfloat16_t>& in, bool refillSource) {
+// A one-block kernel whose TPipe holds `in` in one TBuf and its deferred widening in another: fn(pipe, src, wide).
+void WithDeferredWidening(const char* kernel, const std::vector<bfloat16_t>& in,
+                          const std::function<void(AscendC::TPipe&, LocalTensor<bfloat16_t>&, LocalTensor<float>&)>& fn) {
     const uint32_t n = uint32_t(in.size());
-    Gm<float> out(n);
-    Gm<bfloat16_t> refill(std::vector<bfloat16_t>(n, bfloat16_t(1.0f)));
-    RunBlock("deferred_dma", [&] {
+    RunBlock(kernel, [&] {
         AscendC::TPipe pipe;
         AscendC::TBuf<TPosition::VECCALC> srcBuf, wideBuf;
         pipe.InitBuffer(srcBuf, n * sizeof(bfloat16_t));
@@ -182,6 +181,16 @@ std::vector<float> WidenAndCopyOut(const std::vector<bfloat16_t>& in, bool refil
         std::memcpy(static_cast<void*>(src.GetPhyAddr()), in.data(), n * sizeof(bfloat16_t));
         AscendC::Cast(wide, src, RoundMode::CAST_NONE, n);
         CHECK_EQ(DeferredCount(), 1u);
+        fn(pipe, src, wide);
+    });
+}
+
+// Widens `in` (deferred), optionally refills the bf16 source by DataCopy, then copies the floats out to GM.
+std::vector<float> WidenAndCopyOut(const std::vector<bfloat16_t>& in, bool refillSource) {
+    const uint32_t n = uint32_t(in.size());
+    Gm<float> out(n);
+    Gm<bfloat16_t> refill(std::vector<bfloat16_t>(n, bfloat16_t(1.0f)));
+    WithDeferredWidening("deferred_dma", in, [&](AscendC::TPipe&, LocalTensor<bfloat16_t>& src, LocalTensor<float>& wide) {
         if (refillSource) {  // a copy into the bf16 source must not change the widening
             AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(0);
             AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(0);
@@ -208,15 +217,7 @@ TEST(Deferred_widening_outlives_a_tpipe_reset) {
     const uint32_t n = 1024;
     std::vector<bfloat16_t> in(n);
     for (uint32_t i = 0; i < n; ++i) in[i] = bfloat16_t::FromBits(uint16_t(0x3f00 + i));
-    RunBlock("deferred_reset", [&] {
-        AscendC::TPipe pipe;
-        AscendC::TBuf<TPosition::VECCALC> srcBuf, wideBuf;
-        pipe.InitBuffer(srcBuf, n * sizeof(bfloat16_t));
-        pipe.InitBuffer(wideBuf, n * sizeof(float));
-        auto src = srcBuf.Get<bfloat16_t>();
-        std::memcpy(static_cast<void*>(src.GetPhyAddr()), in.data(), n * sizeof(bfloat16_t));
-        AscendC::Cast(wideBuf.Get<float>(), src, RoundMode::CAST_NONE, n);
-        CHECK_EQ(DeferredCount(), 1u);
+    WithDeferredWidening("deferred_reset", in, [&](AscendC::TPipe& pipe, LocalTensor<bfloat16_t>&, LocalTensor<float>&) {
         pipe.Reset();
         AscendC::TBuf<TPosition::VECCALC> sameAsSrc, sameAsWide;
         pipe.InitBuffer(sameAsSrc, n * sizeof(bfloat16_t));
