@@ -31,6 +31,7 @@ enum class Access {
     Write,         // writes the bytes: also the elements whose bf16 source it overwrites are stored first
     Overwrite,     // a Cast that writes every byte before anything reads them: deferred elements there are dropped
 };
+inline bool Writes(Access use) { return use == Access::Write || use == Access::Overwrite; }
 
 inline void AddRefs(const DeferredWiden& w) {
     ++w.dstRefs->dst;
@@ -72,7 +73,7 @@ inline void Touched(const uint8_t* p, uint64_t bytes, const void* base, uint32_t
 }
 
 inline void SettleDeferred(BlockContext& ctx, const uint8_t* p, uint64_t bytes, Access use) {
-    const bool writes = use == Access::Write || use == Access::Overwrite;
+    const bool writes = Writes(use);
     for (uint32_t i = 0; i < ctx.deferredCount;) {
         const DeferredWiden& w = ctx.deferred[i];
         const uint8_t* dst = reinterpret_cast<const uint8_t*>(w.dst);
@@ -105,9 +106,8 @@ inline void SettleDeferred(const uint8_t* p, uint64_t bytes, Access use) {
 // SettleDeferred for an operand in the buffer counted by `refs`: the table is read only if a widening lives there
 // (or one lost its buffer).
 inline void SettleDeferredIn(BlockContext& ctx, const DeferredRefs& refs, const uint8_t* p, uint64_t bytes, Access use) {
-    const bool writes = use == Access::Write || use == Access::Overwrite;
     if (ctx.deferredCount == 0) return;
-    if (refs.dst != 0 || (writes && refs.src != 0) || ctx.orphanRefs.dst != 0) SettleDeferred(ctx, p, bytes, use);
+    if (refs.dst != 0 || (Writes(use) && refs.src != 0) || ctx.orphanRefs.dst != 0) SettleDeferred(ctx, p, bytes, use);
 }
 
 // Records Cast(dst, src, CAST_NONE) of `count` bf16 elements, or runs it when the table is full. The operand checks

@@ -49,7 +49,7 @@ void CheckVectorOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const 
         Fail(ErrorKind::MissingSync, api, name, " (", PositionName(r->pos), " buffer at UB offset ", r->offset,
              ") was filled by DataCopy and not yet EnQue'd/DeQue'd: the MTE2 -> V synchronisation is missing, "
              "on the NPU the vector unit races the copy");
-    const bool writes = access == Access::Write || access == Access::Overwrite;
+    const bool writes = Writes(access);
     if (writes && r->mte3Read != 0 && !afterCopyOut)
         Fail(ErrorKind::MissingSync, api, name, " (", PositionName(r->pos), " buffer at UB offset ", r->offset,
              ") is still being copied out: a vector write needs an MTE3 -> V flag or a VECOUT FreeTensor/AllocTensor "
