@@ -21,6 +21,18 @@ import time
 import torch
 
 
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def dtype_list(text: str) -> list[str]:
+    """--dtypes: comma-separated names from DTYPES."""
+    names = [name.strip() for name in text.split(",")]
+    unknown = [name for name in names if name not in DTYPES]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown dtype {', '.join(unknown)}: expected names from {', '.join(DTYPES)}")
+    return names
+
+
 def median_times(pairs, reps: int, warmup: int) -> list[tuple[float, float]]:
     """Median times of each (fa, fb) pair. Every round runs each pair once, a then b, so that a change of machine
     load affects both sides of a pair alike and, over the rounds, every pair alike."""
@@ -62,7 +74,7 @@ def main() -> int:
     ap.add_argument("--numel", type=int, default=4 * 1024 * 1024)
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--dtypes", default="float32,bfloat16")
+    ap.add_argument("--dtypes", type=dtype_list, default="float32,bfloat16")
     ap.add_argument("--soc", default=None)
     args = ap.parse_args()
 
@@ -74,8 +86,8 @@ def main() -> int:
           f"SoC {actgrad.default_soc()}, load average {os.getloadavg()[0]:.2f}")
     print(f"{'operator':<22}{'dtype':>9}{'actgrad ms':>12}{'ATen op':>26}{'ATen ms':>10}{'ratio':>8}")
     ratios = []
-    for dname in args.dtypes.split(","):
-        dtype = getattr(torch, dname)
+    for dname in args.dtypes:
+        dtype = DTYPES[dname]
         gen = torch.Generator().manual_seed(0)
         x = (torch.randn(args.numel, generator=gen) * 3).to(dtype)
         g = torch.randn(args.numel, generator=gen).to(dtype)

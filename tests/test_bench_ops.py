@@ -32,3 +32,10 @@ def test_bench_ops_reports_every_operator(dtypes):
                      "elu_backward(src)", "soft_plus_backward"]
     assert all(row[1] == dtypes and float(row[-1]) > 0 for row in rows)
     assert lines[-1].startswith("geometric mean ratio ")
+
+
+def test_bench_ops_rejects_an_unknown_dtype_naming_the_argument():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_ops.py"), "--dtypes", "float32,bf16"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "--dtypes: unknown dtype bf16: expected names from float32, bfloat16, float16" in result.stderr
