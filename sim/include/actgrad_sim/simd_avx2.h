@@ -70,24 +70,59 @@ ACTGRAD_AVX2 inline uint32_t Bits8(const E* a, B b, uint32_t i) {
     if constexpr (kSelf) return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(v, v, Pred)));  // load and widen once
     else return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(v, Rhs8(b, i), Pred)));
 }
-// bf16 against itself decides on NaN alone, which its bits show without widening: |x| above the infinity pattern.
-template <int Pred>
-ACTGRAD_AVX2 inline uint32_t SelfBits16(const bfloat16_t* a, uint32_t i) {
-    const __m128i magnitude = _mm_set1_epi16(0x7fff), inf = _mm_set1_epi16(0x7f80);
-    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
-    const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i + 8));
-    const __m128i nan = _mm_packs_epi16(_mm_cmpgt_epi16(_mm_and_si128(v0, magnitude), inf),
-                                        _mm_cmpgt_epi16(_mm_and_si128(v1, magnitude), inf));
+// f16 and bf16 decide NaN and order on their bits, 8 lanes per 128-bit integer operation, where widening would cost a
+// conversion per 8 lanes (F16C's on some cores runs on one port). The infinity pattern of each: a larger magnitude
+// is a NaN.
+template <typename E> constexpr int16_t kInfBits = 0x7f80;  // bf16
+template <> constexpr int16_t kInfBits<uint16_t> = 0x7c00;  // f16 (as its bits)
+template <typename E>
+ACTGRAD_AVX2 inline __m128i Load16(const E* a, uint32_t i) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
+}
+// Against itself only NaN decides: NE is true for it, EQ LE GE for the others, LT GT for none.
+template <int Pred, typename E>
+ACTGRAD_AVX2 inline uint32_t SelfBits16(const E* a, uint32_t i) {
+    const __m128i magnitude = _mm_set1_epi16(0x7fff), inf = _mm_set1_epi16(kInfBits<E>);
+    const __m128i nan = _mm_packs_epi16(_mm_cmpgt_epi16(_mm_and_si128(Load16(a, i), magnitude), inf),
+                                        _mm_cmpgt_epi16(_mm_and_si128(Load16(a, i + 8), magnitude), inf));
     const uint32_t nanBits = uint32_t(_mm_movemask_epi8(nan));
     if constexpr (Pred == _CMP_NEQ_UQ) return nanBits;
     else if constexpr (Pred == _CMP_EQ_OQ || Pred == _CMP_LE_OQ || Pred == _CMP_GE_OQ) return ~nanBits & 0xffffu;
     else return 0;  // x < x, x > x
 }
-// 16 f32 (or bf16) lanes: four 4-lane compares packed (with signed saturation, so all-ones stays all-ones) into 16
-// bytes whose sign bits are the mask; 128-bit compares, since the 256-bit ones cost two operations each on some cores.
+// An f16 scalar that is not a NaN, as the ordered key of its pattern (see Key16).
+struct HalfKey {
+    __m128i key;
+};
+// Sign-magnitude patterns as signed integers in the order of their values: (m ^ s) - s with m the magnitude and s
+// the sign spread over the lane, so -0 and +0 are both 0 and every negative value is -m. nan: the lanes above inf.
+ACTGRAD_AVX2 inline __m128i Key16(__m128i v, __m128i& nan) {
+    const __m128i m = _mm_and_si128(v, _mm_set1_epi16(0x7fff)), s = _mm_srai_epi16(v, 15);
+    nan = _mm_cmpgt_epi16(m, _mm_set1_epi16(kInfBits<uint16_t>));
+    return _mm_sub_epi16(_mm_xor_si128(m, s), s);
+}
+// 8 f16 lanes against the scalar: all ones where Pred holds, for NE LE GE its negation (the caller flips the bits).
+template <int Pred>
+ACTGRAD_AVX2 inline __m128i KeyCompare8(__m128i v, __m128i c) {
+    __m128i nan;
+    const __m128i key = Key16(v, nan);
+    if constexpr (Pred == _CMP_GT_OQ) return _mm_andnot_si128(nan, _mm_cmpgt_epi16(key, c));
+    else if constexpr (Pred == _CMP_LT_OQ) return _mm_andnot_si128(nan, _mm_cmpgt_epi16(c, key));
+    else if constexpr (Pred == _CMP_GE_OQ) return _mm_or_si128(nan, _mm_cmpgt_epi16(c, key));
+    else if constexpr (Pred == _CMP_LE_OQ) return _mm_or_si128(nan, _mm_cmpgt_epi16(key, c));
+    else return _mm_cmpeq_epi16(key, c);  // EQ, NE: a NaN key lies outside every number's, so never equal
+}
+template <int Pred>
+ACTGRAD_AVX2 inline uint32_t KeyBits16(const uint16_t* a, HalfKey c, uint32_t i) {
+    const uint32_t bits = uint32_t(_mm_movemask_epi8(
+        _mm_packs_epi16(KeyCompare8<Pred>(Load16(a, i), c.key), KeyCompare8<Pred>(Load16(a, i + 8), c.key))));
+    constexpr bool kNegated = Pred == _CMP_NEQ_UQ || Pred == _CMP_GE_OQ || Pred == _CMP_LE_OQ;
+    return kNegated ? ~bits & 0xffffu : bits;
+}
+// 16 f32 or bf16 lanes: four 4-lane compares packed (with signed saturation, so all-ones stays all-ones) into 16 bytes
+// whose sign bits are the mask; 128-bit compares, since the 256-bit ones cost two operations each on some cores.
 template <int Pred, bool kSelf, typename E, typename B>
-ACTGRAD_AVX2 inline uint32_t Bits16(const E* a, B b, uint32_t i) {
-    if constexpr (kSelf && std::is_same<E, bfloat16_t>::value) return SelfBits16<Pred>(a, i);
+ACTGRAD_AVX2 inline uint32_t QuadBits16(const E* a, B b, uint32_t i) {
     __m128 v[4];
     Quads(a, i, v);
     __m128i c[4];
@@ -97,25 +132,41 @@ ACTGRAD_AVX2 inline uint32_t Bits16(const E* a, B b, uint32_t i) {
     }
     return uint32_t(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(c[0], c[1]), _mm_packs_epi32(c[2], c[3]))));
 }
+// 16 lanes: 16-bit patterns against themselves and f16 against an f16 scalar on their bits, f16 against a tensor by
+// F16C, f32 and bf16 otherwise as floats.
+template <int Pred, bool kSelf, typename E, typename B>
+ACTGRAD_AVX2 inline uint32_t Bits16(const E* a, B b, uint32_t i) {
+    if constexpr (kSelf && !std::is_same<E, float>::value) return SelfBits16<Pred>(a, i);
+    else if constexpr (std::is_same<B, HalfKey>::value) return KeyBits16<Pred>(a, b, i);
+    else if constexpr (std::is_same<E, uint16_t>::value) return Bits8<Pred, kSelf>(a, b, i) | Bits8<Pred, kSelf>(a, b, i + 8) << 8;
+    else return QuadBits16<Pred, kSelf>(a, b, i);
+}
 template <int Pred, bool kSelf, typename E, typename B>
 ACTGRAD_AVX2 inline void CompareLoop(uint8_t* dst, const E* a, B b, uint32_t count) {
     uint32_t i = 0;
     for (; i + 32 <= count; i += 32) {
-        uint32_t bits;
-        if constexpr (!std::is_same<E, uint16_t>::value) {  // f32 and bf16: 128-bit compares
-            bits = Bits16<Pred, kSelf>(a, b, i) | Bits16<Pred, kSelf>(a, b, i + 16) << 16;
-        } else {
-            bits = Bits8<Pred, kSelf>(a, b, i) | Bits8<Pred, kSelf>(a, b, i + 8) << 8 |
-                   Bits8<Pred, kSelf>(a, b, i + 16) << 16 | Bits8<Pred, kSelf>(a, b, i + 24) << 24;
-        }
+        const uint32_t bits = Bits16<Pred, kSelf>(a, b, i) | Bits16<Pred, kSelf>(a, b, i + 16) << 16;
         std::memcpy(dst + i / 8, &bits, sizeof(bits));
     }
-    for (; i < count; i += 8) dst[i / 8] = uint8_t(Bits8<Pred, kSelf>(a, b, i));
+    if constexpr (!std::is_same<B, HalfKey>::value) {  // HalfKey counts are whole multiples of 32
+        for (; i < count; i += 8) dst[i / 8] = uint8_t(Bits8<Pred, kSelf>(a, b, i));
+    }
 }
 template <int Pred, typename E, typename B>
 ACTGRAD_AVX2 inline void Compare(uint8_t* dst, const E* a, B b, uint32_t count) {
     if constexpr (std::is_pointer<B>::value) {
         if (a == b) return CompareLoop<Pred, true>(dst, a, b, count);  // x against itself: the NaN test
+    }
+    if constexpr (std::is_same<E, uint16_t>::value && std::is_same<B, float>::value) {
+        const uint16_t bits = FloatToHalfBitsRne(b);
+        if (b == HalfBitsToFloat(bits)) {  // an f16 number (f16 tensors compare with f16 scalars): on the bits
+            const uint32_t whole = count / 32 * 32;
+            __m128i unused;
+            CompareLoop<Pred, false>(dst, a, HalfKey{Key16(_mm_set1_epi16(int16_t(bits)), unused)}, whole);
+            dst += whole / 8;
+            a += whole;
+            count -= whole;
+        }
     }
     CompareLoop<Pred, false>(dst, a, b, count);
 }
