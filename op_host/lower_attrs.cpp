@@ -41,17 +41,23 @@ public:
         }
         return text;
     }
-    void RequireNotNan(size_t i, const char* name) const {
-        if (std::isnan((*this)[i])) Reject(i, name, "a number, not NaN");
-    }
-    void RequireFinite(size_t i, const char* name) const {
-        if (!std::isfinite((*this)[i])) Reject(i, name, "a finite float32 number");
-    }
 
 private:
     const std::string& op_;
     const double* given_;
 };
+
+// The conditions of the spec's attribute checks (python/actgrad/spec.py: Attr.valid, OpSpec.rules)
+bool IsNumber(float v) { return !std::isnan(v); }
+bool IsFinite(float v) { return std::isfinite(v); }
+
+struct AttrChecks {
+    const char* type;
+    size_t attrCount;
+    void (*check)(const Attrs&);  // throws std::invalid_argument naming the first attribute that fails
+};
+
+#include "attr_checks.inc"
 
 // Largest float <= v and smallest float >= v: an f32 compare against them decides exactly like one against v.
 float FloatAtOrBelow(double v) {
@@ -112,24 +118,17 @@ void SetBand(ElementwiseGradTiling& t, float lo, float hi, float scale) {
     t.params[4] = HalfAtOrAbove(hi);
 }
 
+// The lowerings run on attributes that passed their checks.
 void LowerHardtanhGrad(const Attrs& a, ElementwiseGradTiling& t) {
-    a.RequireNotNan(0, "min_val");
-    a.RequireNotNan(1, "max_val");
     // min_val > max_val is accepted and gives zeros (an empty band), as CANN and PyTorch do
     SetBand(t, a[0], a[1], 1.0f);
 }
 
 void LowerClampBackward(const Attrs& a, ElementwiseGradTiling& t) {
-    a.RequireNotNan(0, "min");
-    a.RequireNotNan(1, "max");
-    if (a[0] > a[1]) a.Reject(0, "min", "min <= max (max = " + Attrs::Shortest(a[1]) + " as float32)");
     SetBand(t, a[0], a[1], 1.0f);
 }
 
 void LowerHardsigmoidBackward(const Attrs& a, ElementwiseGradTiling& t) {
-    a.RequireFinite(0, "alpha");
-    a.RequireFinite(1, "beta");
-    if (a[0] == 0.0f) a.Reject(0, "alpha", "a non-zero slope");
     // 0 < alpha*x + beta < 1 <=> x strictly between -beta/alpha and (1-beta)/alpha, decided in double
     const double alpha = a[0], beta = a[1];
     const double e0 = -beta / alpha, e1 = (1 - beta) / alpha;
@@ -137,13 +136,7 @@ void LowerHardsigmoidBackward(const Attrs& a, ElementwiseGradTiling& t) {
 }
 
 void LowerEluBackward(const Attrs& a, ElementwiseGradTiling& t) {
-    a.RequireNotNan(0, "alpha");
-    a.RequireNotNan(2, "scale");
-    a.RequireNotNan(3, "input_scale");
-    // 0 * inf: the negative branch's coefficient would be NaN
-    if (std::isnan(a[0] * a[2])) a.Reject(0, "alpha", "alpha * scale to be a number (0 times inf is not)");
     const bool useDst = a.IsSet(1);
-    if (useDst && a[0] < 0.0f) a.Reject(0, "alpha", "alpha >= 0 when use_dst is true (the forward output cannot be inverted)");
     // ATen's opmath: the coefficients are floats and alpha*scale is a float product
     t.params[0] = useDst ? 1.0f : 0.0f;
     t.params[1] = a[0] * a[2];
@@ -153,8 +146,6 @@ void LowerEluBackward(const Attrs& a, ElementwiseGradTiling& t) {
 }
 
 void LowerSoftPlusBackward(const Attrs& a, ElementwiseGradTiling& t) {
-    a.RequireFinite(0, "beta");
-    a.RequireNotNan(1, "threshold");
     t.params[0] = a[0];
     t.params[1] = a[1];
     SetExpCoefficient(t, 2, -std::fabs(a[0]));  // the kernel takes exp(-|beta| * |x|)
@@ -162,34 +153,36 @@ void LowerSoftPlusBackward(const Attrs& a, ElementwiseGradTiling& t) {
 
 struct OpLowering {
     const char* type;
-    size_t attrCount;
     void (*lower)(const Attrs&, ElementwiseGradTiling&);
 };
 
 const OpLowering kLowerings[] = {
-    {"HardtanhGrad", 2, LowerHardtanhGrad},
-    {"HardsigmoidBackward", 2, LowerHardsigmoidBackward},
-    {"ClampBackward", 3, LowerClampBackward},
-    {"EluBackward", 4, LowerEluBackward},
-    {"SoftPlusBackward", 2, LowerSoftPlusBackward},
+    {"HardtanhGrad", LowerHardtanhGrad},
+    {"HardsigmoidBackward", LowerHardsigmoidBackward},
+    {"ClampBackward", LowerClampBackward},
+    {"EluBackward", LowerEluBackward},
+    {"SoftPlusBackward", LowerSoftPlusBackward},
 };
 
-const OpLowering& Find(const std::string& opType) {
-    for (const auto& l : kLowerings)
-        if (opType == l.type) return l;
+template <typename Entry, size_t N>
+const Entry& Find(const Entry (&table)[N], const std::string& opType) {
+    for (const Entry& e : table)
+        if (opType == e.type) return e;
     throw std::invalid_argument("unknown actgrad operator '" + opType + "'");
 }
 
 }  // namespace
 
 void LowerAttrs(const std::string& opType, const double* attrs, size_t count, ElementwiseGradTiling& tiling) {
-    const OpLowering& l = Find(opType);
-    if (count != l.attrCount) {
+    const AttrChecks& checks = Find(kAttrChecks, opType);
+    if (count != checks.attrCount) {
         std::ostringstream os;
-        os << opType << ": expected " << l.attrCount << " attributes, got " << count;
+        os << opType << ": expected " << checks.attrCount << " attributes, got " << count;
         throw std::invalid_argument(os.str());
     }
-    l.lower(Attrs(opType, attrs), tiling);
+    const Attrs a(opType, attrs);
+    checks.check(a);
+    Find(kLowerings, opType).lower(a, tiling);
 }
 
 FunctorNeeds FunctorNeedsOf(const std::string& opType) {

@@ -209,6 +209,22 @@ def test_invalid_attributes(op, attrs, name, dtype):
     expect_error(op, m, m.clone(), name, **attrs)
 
 
+def test_every_attribute_check_of_the_spec_is_exercised():
+    """Each check the spec declares (python/actgrad/spec.py: Attr.valid, OpSpec.rules) rejects one of the cases above
+    with its own message, so a check added to the spec without a case here fails."""
+    from actgrad.spec import BY_NAME
+    s, g = good()
+    messages = {}
+    for op, attrs, _ in INVALID_ATTRS:
+        with pytest.raises(ValueError) as error:
+            H.call(op, s, g, **attrs)
+        messages.setdefault(op, []).append(str(error.value))
+    for name, op in BY_NAME.items():
+        for rule in op.checks:
+            assert any(f"'{rule.attr}' = " in m and f"expected {rule.expected}" in m for m in messages.get(name, [])), \
+                f"{name}: no case above fails the check on {rule.attr!r}: {rule.expected}"
+
+
 def test_attribute_error_type_is_value_error():
     s, g = good()
     with pytest.raises(ValueError, match="alpha"):

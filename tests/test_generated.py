@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GEN_OPS = ROOT / "scripts" / "gen_ops.py"
 GENERATED = ["README.md", "framework/actgrad_ops_proto.h", "op_host/actgrad_op_def.cpp", "op_host/op_registry.inc",
-             "op_host/npu/aclnn_calls.inc", "op_kernel/hardtanh_grad.cpp", "op_kernel/hardsigmoid_backward.cpp",
+             "op_host/attr_checks.inc", "op_host/npu/aclnn_calls.inc", "op_kernel/hardtanh_grad.cpp", "op_kernel/hardsigmoid_backward.cpp",
              "op_kernel/clamp_backward.cpp", "op_kernel/elu_backward.cpp", "op_kernel/soft_plus_backward.cpp"]
 
 

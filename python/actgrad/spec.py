@@ -17,16 +17,39 @@ DTYPES = ("float32", "float16", "bfloat16")
 MAX_RANK = 8
 
 
+# What a float attribute must be (Attr.valid), judged as float32 like the IR: a C++ condition and the error's
+# "expected ..." text.
+VALUE_CHECKS = {
+    "number": ("IsNumber({name})", "a number, not NaN"),
+    "finite": ("IsFinite({name})", "a finite float32 number"),
+}
+
+
 @dataclass(frozen=True)
 class Attr:
     name: str
     type: str  # "float" or "bool": the only attribute types of the family (no Scalar, see op-semantics A.1)
     default: float | bool | None  # None = required
     doc: str
+    valid: str = ""  # float attributes: a VALUE_CHECKS key
 
     @property
     def required(self) -> bool:
         return self.default is None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A condition the attributes must meet (op-semantics A.3), checked on the host before any launch, by the twin and
+    the CANN TilingFunc alike (op_host/lower_attrs.cpp runs the generated op_host/attr_checks.inc).
+
+    holds: a C++ expression over attribute names (float attributes as their float32 values, bools as bool; IsNumber
+    and IsFinite are available); attr: the attribute the error names; expected: the error's "expected ..." text;
+    shows: attributes whose float32 values the message adds, in parentheses."""
+    holds: str
+    attr: str
+    expected: str
+    shows: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -42,6 +65,7 @@ class OpSpec:
     origin: str
     aclnn: str
     divergences: str
+    rules: tuple[Rule, ...] = ()  # beyond each attribute's own `valid`
     dtypes: tuple[str, ...] = DTYPES
 
     @cached_property  # read on every call of the op
@@ -57,6 +81,13 @@ class OpSpec:
     def saved_index(self) -> int:
         return self.inputs.index(self.saved)
 
+    @property
+    def checks(self) -> tuple[Rule, ...]:
+        """Every attribute check in the order they run: each attribute's own value check, then the op's rules."""
+        own = tuple(Rule(VALUE_CHECKS[a.valid][0].format(name=a.name), a.name, VALUE_CHECKS[a.valid][1])
+                    for a in self.attrs if a.valid)
+        return own + self.rules
+
 
 OPS: tuple[OpSpec, ...] = (
     OpSpec(
@@ -64,8 +95,8 @@ OPS: tuple[OpSpec, ...] = (
         inputs=("result", "grad"),
         saved="result",
         output="y",
-        attrs=(Attr("min_val", "float", -1.0, "lower bound (exclusive)"),
-               Attr("max_val", "float", 1.0, "upper bound (exclusive)")),
+        attrs=(Attr("min_val", "float", -1.0, "lower bound (exclusive)", valid="number"),
+               Attr("max_val", "float", 1.0, "upper bound (exclusive)", valid="number")),
         functor="BandGrad",
         forward_tensor="forward input (or output: the strict test gives the same answer)",
         formula="y = grad if min_val < result < max_val else 0",
@@ -79,8 +110,9 @@ OPS: tuple[OpSpec, ...] = (
         inputs=("grad_output", "self"),
         saved="self",
         output="out",
-        attrs=(Attr("alpha", "float", 1.0 / 6.0, "slope; finite and non-zero as a float32"),
-               Attr("beta", "float", 0.5, "offset; finite as a float32")),
+        attrs=(Attr("alpha", "float", 1.0 / 6.0, "slope", valid="finite"),
+               Attr("beta", "float", 0.5, "offset", valid="finite")),
+        rules=(Rule("alpha != 0.0f", "alpha", "a non-zero slope"),),
         functor="BandGrad",
         forward_tensor="forward input",
         formula="out = grad_output*alpha if 0 < alpha*self + beta < 1 else 0 (band bounds computed in double)",
@@ -96,9 +128,10 @@ OPS: tuple[OpSpec, ...] = (
         inputs=("src_or_dst", "diff_dst"),
         saved="src_or_dst",
         output="diff_src",
-        attrs=(Attr("min", "float", None, "lower bound (exclusive)"),
-               Attr("max", "float", None, "upper bound (exclusive); min <= max"),
+        attrs=(Attr("min", "float", None, "lower bound (exclusive)", valid="number"),
+               Attr("max", "float", None, "upper bound (exclusive)", valid="number"),
                Attr("use_dst", "bool", True, "src_or_dst is the forward output")),
+        rules=(Rule("min <= max", "min", "min <= max", shows=("max",)),),
         functor="BandGrad",
         forward_tensor="forward output (use_dst=true) or input",
         formula="diff_src = diff_dst if min < src_or_dst < max else 0",
@@ -112,10 +145,14 @@ OPS: tuple[OpSpec, ...] = (
         inputs=("src_or_dst", "diff_dst"),
         saved="src_or_dst",
         output="diff_src",
-        attrs=(Attr("alpha", "float", None, "negative-branch coefficient; >= 0 when use_dst"),
+        attrs=(Attr("alpha", "float", None, "negative-branch coefficient", valid="number"),
                Attr("use_dst", "bool", True, "src_or_dst is the forward output"),
-               Attr("scale", "float", 1.0, "ATen's scale (SELU)"),
-               Attr("input_scale", "float", 1.0, "ATen's input_scale (CELU)")),
+               Attr("scale", "float", 1.0, "ATen's scale (SELU)", valid="number"),
+               Attr("input_scale", "float", 1.0, "ATen's input_scale (CELU)", valid="number")),
+        # 0 * inf would make the negative branch's coefficient NaN
+        rules=(Rule("IsNumber(alpha * scale)", "alpha", "alpha * scale to be a number (0 times inf is not)"),
+               Rule("!use_dst || alpha >= 0.0f", "alpha",
+                    "alpha >= 0 when use_dst is true (the forward output cannot be inverted)")),
         functor="EluGrad",
         forward_tensor="forward output (use_dst=true) or input",
         formula="x <= 0: diff_dst*input_scale*(x + alpha*scale) (dst) or "
@@ -132,8 +169,8 @@ OPS: tuple[OpSpec, ...] = (
         inputs=("src", "diff_dst"),
         saved="src",
         output="diff_src",
-        attrs=(Attr("beta", "float", 1.0, "softplus beta; any value finite as a float32"),
-               Attr("threshold", "float", math.inf, "beta*src > threshold passes diff_dst through")),
+        attrs=(Attr("beta", "float", 1.0, "softplus beta", valid="finite"),
+               Attr("threshold", "float", math.inf, "beta*src > threshold passes diff_dst through", valid="number")),
         functor="SoftplusGrad",
         forward_tensor="forward input",
         formula="diff_src = diff_dst if beta*src > threshold else diff_dst*sigmoid(beta*src)",

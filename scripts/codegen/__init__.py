@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import ge_proto, kernels, op_def, readme
+from . import attr_checks, ge_proto, kernels, op_def, readme
 
 
 def render_all(spec, root: Path) -> dict[str, str]:
@@ -12,6 +12,7 @@ def render_all(spec, root: Path) -> dict[str, str]:
         ge_proto.PATH: ge_proto.render(spec),
         op_def.PATH: op_def.render(spec),
         kernels.REGISTRY_PATH: kernels.render_registry(spec),
+        attr_checks.PATH: attr_checks.render(spec),
         kernels.ACLNN_CALLS_PATH: kernels.render_aclnn_calls(spec),
     }
     files.update({kernels.kernel_path(op): kernels.render_kernel(op) for op in spec.OPS})

@@ -34,9 +34,15 @@ def _table(spec) -> str:
     return "\n".join(rows) + "\n"
 
 
+def _validity(op, attr) -> str:
+    """The checks that name the attribute (each failing one a ValueError naming it), as their "expected" texts."""
+    expected = [rule.expected for rule in op.checks if rule.attr == attr.name]
+    return f" (expected: {'; '.join(expected)})" if expected else ""
+
+
 def _section(op) -> str:
-    attrs = "".join(f"  - `{a.name}` ({a.type}, {'required' if a.required else 'default ' + _default(a)}): {a.doc}\n"
-                    for a in op.attrs)
+    attrs = "".join(f"  - `{a.name}` ({a.type}, {'required' if a.required else 'default ' + _default(a)}): {a.doc}"
+                    f"{_validity(op, a)}\n" for a in op.attrs)
     return (
         f"### {op.name}\n\n"
         f"```python\nactgrad.{op.name}{python_signature(op)} -> Tensor\n```\n\n"

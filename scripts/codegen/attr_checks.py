@@ -1,0 +1,42 @@
+"""op_host/attr_checks.inc: each operator's attribute checks (Attr.valid and OpSpec.rules) as a C++ function, and the
+table lower_attrs.cpp looks them up in."""
+from __future__ import annotations
+
+import re
+
+from .common import CPP_BANNER
+
+PATH = "op_host/attr_checks.inc"
+
+
+def _uses(expression: str, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", expression) is not None
+
+
+def _declarations(op) -> str:
+    """The attributes the conditions read, as locals named like them (float32 values, bools as bool)."""
+    used = [(i, a) for i, a in enumerate(op.attrs) if any(_uses(rule.holds, a.name) for rule in op.checks)]
+    return "".join(f"    const {'bool' if a.type == 'bool' else 'float'} {a.name} = "
+                   f"{f'a.IsSet({i})' if a.type == 'bool' else f'a[{i}]'};\n" for i, a in used)
+
+
+def _message(op, rule) -> str:
+    """The "expected ..." text as a C++ string expression, with the float32 values of the attributes it shows."""
+    if not rule.shows:
+        return f'"{rule.expected}"'
+    shown = ' + ", " + '.join(f'"{name} = " + Attrs::Shortest({name})' for name in rule.shows)
+    return f'std::string("{rule.expected} (") + {shown} + " as float32)"'
+
+
+def _function(op) -> str:
+    index = {a.name: i for i, a in enumerate(op.attrs)}
+    body = "".join(f"    if (!({rule.holds})) a.Reject({index[rule.attr]}, \"{rule.attr}\", {_message(op, rule)});\n"
+                   for rule in op.checks)
+    return f"void Check{op.op_type}(const Attrs& a) {{\n{_declarations(op)}{body}}}\n"
+
+
+def render(spec) -> str:
+    functions = "\n".join(_function(op) for op in spec.OPS)
+    table = "".join(f"    {{\"{op.op_type}\", {len(op.attrs)}, Check{op.op_type}}},\n" for op in spec.OPS)
+    return (CPP_BANNER + "// Included by op_host/lower_attrs.cpp, which defines Attrs, IsNumber and IsFinite.\n\n"
+            + functions + "\nconst AttrChecks kAttrChecks[] = {\n" + table + "};\n")
