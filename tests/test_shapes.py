@@ -212,29 +212,47 @@ def test_every_soc(op, dtype, soc):
             H.check_op(op, got, saved, grad, ATTRS[op], f"{op} {soc} n={n}")
 
 
+def refused_on_310p(op: str) -> str:
+    """The error message of any kernel launch (or tiling) of `op` on Ascend310P: the operator, the missing API and
+    the SoC (README "Using the operators"; op_host/twin_launch.cpp RequireKernelTarget)."""
+    return rf"^{R.SPEC.BY_NAME[op].op_type}: actgrad's kernels need DataCopyPad, which Ascend310P lacks"
+
+
+def assert_refused_on_310p(op: str, launch) -> None:
+    """launch() raises exactly RuntimeError (not a subclass such as NotImplementedError) naming op, DataCopyPad and
+    Ascend310P."""
+    with pytest.raises(RuntimeError, match=refused_on_310p(op)) as err:
+        launch()
+    assert err.type is RuntimeError, f"{err.type.__name__}: {err.value}"
+
+
+def assert_unchanged(got, before, what: str) -> None:
+    changed = int((~torch.from_numpy(R.same_values(got, before))).sum())  # NaN-aware: the data holds NaNs
+    assert changed == 0, f"{what}: {changed} of {got.numel()} elements written by a refused launch"
+
+
 @pytest.mark.parametrize("dtype", DT)
 @pytest.mark.parametrize("op", OPS)
 def test_310p(op, dtype):
-    """Ascend310P has no DataCopyPad and no bf16 vector unit: a clear RuntimeError naming the SoC, never a wrong
-    answer, and nothing written to out; bf16 never runs there."""
-    outcomes = {}
-    for n in (4096, 4097, 1):
+    """Ascend310P has no DataCopyPad, which every kernel needs for its tails, so it is not a kernel target: every
+    launch, of every op and dtype (f32 and f16 too, not only bf16), through every entry point, is refused before
+    anything is written (README "Using the operators")."""
+    attrs = ATTRS[op]
+    for n in (4096, 4097, 1):  # whole 32-byte units, an unaligned tail, a single element
         saved, grad = data((n,), dtype, seed=n)
+        saved0, grad0 = saved.clone(), grad.clone()
         out = torch.full_like(saved, 5.0)
+        in_place = grad.clone()
         with H.soc("Ascend310P"):
-            try:
-                H.call(op, saved, grad, out=out, **ATTRS[op])
-            except RuntimeError as e:
-                msg = str(e)
-                assert "Ascend310P" in msg, msg
-                assert torch.equal(out, torch.full_like(saved, 5.0)), "out written by a failed launch"
-                outcomes[n] = "error"
-                continue
-        outcomes[n] = "ran"
-        assert dtype != torch.bfloat16, "bf16 ran on Ascend310P"
-        H.check_op(op, out, saved, grad, ATTRS[op], f"{op} 310P n={n}")
-    if dtype == torch.bfloat16:
-        assert set(outcomes.values()) == {"error"}
+            assert_refused_on_310p(op, lambda: H.call(op, saved, grad, **attrs))
+            assert_refused_on_310p(op, lambda: H.call(op, saved, grad, out=out, **attrs))
+            assert_refused_on_310p(op, lambda: H.call(op, saved, in_place, out=in_place, **attrs))
+            assert_refused_on_310p(op, lambda: H.call_torch_ops(op, saved, grad, **attrs))
+            assert_refused_on_310p(op, lambda: H.call_torch_ops(op, saved, grad, out=out, **attrs))
+        assert_unchanged(out, torch.full_like(saved, 5.0), f"{op} n={n} out=")
+        assert_unchanged(in_place, grad0, f"{op} n={n} in place")
+        assert_unchanged(saved, saved0, f"{op} n={n} saved input")
+        assert_unchanged(grad, grad0, f"{op} n={n} grad input")
 
 
 @pytest.mark.parametrize("dtype", DT)
