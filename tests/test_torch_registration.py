@@ -552,6 +552,7 @@ def _register_npu(monkeypatch, bridge):
     """npu.register() on a recording library, with torch_npu "installed" and actgrad._npu being `bridge`: a module
     object, None (not built) or an exception (raised by its import)."""
     monkeypatch.setattr(npu, "torch_npu_available", lambda: True)
+    monkeypatch.setattr(npu, "package_visible", lambda: True)  # tests/test_npu_bridge.py covers where it is not
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: (bridge is not None or None) if name == "actgrad._npu" else find_spec(name, *a))

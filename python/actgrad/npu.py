@@ -2,13 +2,16 @@
 
 They are the C++ kernels of the CPU twin (op_host/torch_kernels.cpp: same checks, same out= handling) with the
 launch of the CANN package's aclnn<OpType> APIs, registered by the bridge module actgrad._npu, which
-scripts/build_npu_package.sh builds together with the package. Without it, calling an op on an NPU tensor raises
-a RuntimeError that says how to build it.
+scripts/build_npu_package.sh builds together with the package. Without the bridge, or without the installed package
+where torch_npu looks for it, calling an op on an NPU tensor raises a RuntimeError that says what is missing and how
+to build or install it.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
+from pathlib import Path
 
 from .schema import NAMESPACE, kernel_spec
 from .spec import OPS
@@ -17,6 +20,12 @@ BUILD_STEPS = ("On a host with CANN (source <cann>/set_env.sh so that ASCEND_HOM
                "scripts/build_npu_package.sh, install the custom_opp_*.run it prints, and source the vendor's "
                "bin/set_env.bash before importing torch.")
 BUILD_HINT = "actgrad's NPU kernels are not built. " + BUILD_STEPS
+
+# scripts/build_npu_package.sh passes -Dvendor_name=actgrad: its .run installs into <dir>/vendors/actgrad, whose
+# bin/set_env.bash puts that directory on ASCEND_CUSTOM_OPP_PATH.
+VENDOR = "actgrad"
+# npu/CMakeLists.txt's cust_opapi library: the aclnn<OpType> APIs that the bridge's EXEC_NPU_CMD looks up
+CUSTOM_OPAPI = Path("op_api", "lib", "libcust_opapi.so")
 
 
 def torch_npu_available() -> bool:
@@ -34,6 +43,47 @@ def _unusable_bridge(reason: str):
     return kernel
 
 
+def _custom_opp_dirs() -> list[Path]:
+    """The vendor directories on ASCEND_CUSTOM_OPP_PATH, ':'-separated as torch_npu splits it."""
+    return [Path(entry) for entry in os.environ.get("ASCEND_CUSTOM_OPP_PATH", "").split(":") if entry]
+
+
+def _default_vendor_dirs() -> list[Path]:
+    """The vendor directories that $ASCEND_OPP_PATH/vendors/config.ini loads (a .run installed without
+    --install-path goes there)."""
+    opp = os.environ.get("ASCEND_OPP_PATH")
+    if not opp:
+        return []
+    vendors = Path(opp) / "vendors"
+    try:
+        lines = (vendors / "config.ini").read_text().splitlines()
+    except OSError:
+        return []
+    priority = next((line.partition("=")[2] for line in lines if line.startswith("load_priority=")), "")
+    return [vendors / name.strip() for name in priority.split(",") if name.strip()]
+
+
+def package_visible() -> bool:
+    """Whether torch_npu will find actgrad's aclnn APIs: it looks for CUSTOM_OPAPI in these vendor directories
+    (op-plugin's GetOpApiFuncAddr) and reads the environment once, when it loads, so the answer holds for the
+    process."""
+    vendor_dirs = _custom_opp_dirs() + _default_vendor_dirs()
+    return any(d.name == VENDOR and (d / CUSTOM_OPAPI).is_file() for d in vendor_dirs)
+
+
+def _package_not_visible():
+    custom = os.environ.get("ASCEND_CUSTOM_OPP_PATH")
+    message = (f"actgrad's NPU bridge actgrad._npu is built, but torch_npu cannot see actgrad's CANN operator package "
+               f"(its aclnn APIs): no vendors/{VENDOR} directory holding {CUSTOM_OPAPI} is on ASCEND_CUSTOM_OPP_PATH "
+               f"({'not set' if custom is None else repr(custom)}) or loaded by $ASCEND_OPP_PATH/vendors/config.ini. "
+               f"If the package is installed, source <install dir>/vendors/{VENDOR}/bin/set_env.bash (it sets "
+               f"ASCEND_CUSTOM_OPP_PATH) before importing torch. If not: {BUILD_STEPS}")
+
+    def kernel(*args, **kwargs):
+        raise RuntimeError(message)
+    return kernel
+
+
 def _bridge():
     """(actgrad._npu, None) when it can serve, else (None, the PrivateUse1 kernel that says why not)."""
     if importlib.util.find_spec("actgrad._npu") is None:
@@ -44,13 +94,15 @@ def _bridge():
         return None, _unusable_bridge(f"importing it failed with {error!r}")
     if not hasattr(bridge, "register_kernels"):
         return None, _unusable_bridge("it predates this actgrad (no register_kernels); rebuild it")
+    if not package_visible():  # else its kernels fail in EXEC_NPU_CMD, with torch_npu's "not found in libopapi.so"
+        return None, _package_not_visible()
     return bridge, None
 
 
 def register(lib) -> None:
     """PrivateUse1 kernels for every operator, when torch_npu is installed: the bridge's C++ kernels, or kernels
-    that raise saying how to build (or rebuild) it. The bridge loads torch_npu and CANN's libraries here, at
-    `import actgrad`."""
+    that raise saying how to build (or rebuild) it or make its package visible. The bridge loads torch_npu and CANN's
+    libraries here, at `import actgrad`."""
     if not torch_npu_available():
         return
     bridge, missing = _bridge()
