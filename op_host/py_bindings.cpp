@@ -71,8 +71,11 @@ py::dict Tiling(const std::string& opType, uint64_t numel, const std::string& dt
         py::dict d;
         d["start"] = start;
         d["length"] = length;
-        d["tiles"] = (length + t.tileLength - 1) / t.tileLength;
-        d["tail"] = length == 0 ? 0 : length - (length - 1) / t.tileLength * t.tileLength;
+        uint64_t tiles = 0;
+        uint32_t tail = 0;
+        BlockTiles(t, length, tiles, tail);
+        d["tiles"] = tiles;
+        d["tail"] = tail;
         blocks.append(d);
     }
     py::dict d;

@@ -18,13 +18,14 @@ public:
     __aicore__ inline ElementwiseGradKernel() {}
 
     __aicore__ inline void Init(GM_ADDR saved, GM_ADDR grad, GM_ADDR out, const ElementwiseGradTiling& t) {
-        uint64_t start = 0;
-        BlockRange(t, AscendC::GetBlockIdx(), start, length_);
+        uint64_t start = 0, length = 0;
+        BlockRange(t, AscendC::GetBlockIdx(), start, length);
+        BlockTiles(t, length, tiles_, tail_);
         tileLength_ = t.tileLength;
         params_ = t.params;
-        savedGm_.SetGlobalBuffer((__gm__ T*)saved + start, length_);
-        gradGm_.SetGlobalBuffer((__gm__ T*)grad + start, length_);
-        outGm_.SetGlobalBuffer((__gm__ T*)out + start, length_);
+        savedGm_.SetGlobalBuffer((__gm__ T*)saved + start, length);
+        gradGm_.SetGlobalBuffer((__gm__ T*)grad + start, length);
+        outGm_.SetGlobalBuffer((__gm__ T*)out + start, length);
         pipe_.InitBuffer(savedQue_, kBufferNum, tileLength_ * sizeof(T));
         pipe_.InitBuffer(gradQue_, kBufferNum, tileLength_ * sizeof(T));
         pipe_.InitBuffer(outQue_, kBufferNum, tileLength_ * sizeof(T));
@@ -38,11 +39,11 @@ public:
     }
 
     __aicore__ inline void Process() {
-        for (uint64_t off = 0; off < length_; off += tileLength_) {
-            const uint32_t n = uint32_t(length_ - off < tileLength_ ? length_ - off : tileLength_);
-            CopyIn(off, n);
+        for (uint64_t i = 0; i < tiles_; ++i) {
+            const uint32_t n = i + 1 < tiles_ ? tileLength_ : tail_;
+            CopyIn(i * tileLength_, n);
             Compute(n);
-            CopyOut(off, n);
+            CopyOut(i * tileLength_, n);
         }
     }
 
@@ -102,7 +103,8 @@ private:
     AscendC::GlobalTensor<T> savedGm_, gradGm_, outGm_;
     Scratch scratch_;
     const float* params_ = nullptr;
-    uint64_t length_ = 0;
+    uint64_t tiles_ = 0;     // tile loop of this block (BlockTiles)
+    uint32_t tail_ = 0;      // elements of its last tile
     uint32_t tileLength_ = 0;
 };
 

@@ -37,4 +37,11 @@ inline void BlockRange(const ElementwiseGradTiling& t, uint64_t b, uint64_t& sta
     length = (end > t.totalLength ? t.totalLength : end) - start;
 }
 
+// The tile loop of a block of `length` elements: `tiles` iterations, the last one `tail` elements long (a whole tile
+// when the length is a multiple of it; no iteration for an empty block).
+inline void BlockTiles(const ElementwiseGradTiling& t, uint64_t length, uint64_t& tiles, uint32_t& tail) {
+    tiles = (length + t.tileLength - 1) / t.tileLength;
+    tail = tiles == 0 ? 0 : uint32_t(length - (tiles - 1) * t.tileLength);
+}
+
 }  // namespace actgrad
