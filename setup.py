@@ -9,6 +9,7 @@ import glob
 import importlib.util
 import os
 import subprocess
+import sys
 
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CppExtension
@@ -47,7 +48,8 @@ class Build(BuildExtension):
 
     def build_npu_backend(self):
         """Runs scripts/build_npu_package.sh; a failure only warns, so the twin still installs."""
-        status = subprocess.call(["bash", self.NPU_BUILD_SCRIPT])
+        # the bridge must be built for the Python this install is for, not whichever `python` is first on PATH
+        status = subprocess.call(["bash", self.NPU_BUILD_SCRIPT], env={**os.environ, "PYTHON": sys.executable})
         if status != 0:  # pip shows this only with -v: the NPU ops themselves say what is missing when called
             self.warn(f"actgrad's NPU backend was not built: {self.NPU_BUILD_SCRIPT} exited with status {status} "
                       "(its output is above). The CPU twin is built and installs anyway; without the bridge or its "
