@@ -46,7 +46,7 @@ CASES = {
     ],
     "soft_plus_backward": [{}, {"threshold": 20.0}, {"beta": -1.0}, {"beta": 2.0, "threshold": 15.0},
                            {"beta": 0.5, "threshold": 3.0}, {"beta": 0.0}, {"beta": 0.3, "threshold": 4.0},
-                           {"beta": 2.9}],
+                           {"beta": 2.9}, {"threshold": 17.5}, {"beta": -1.5, "threshold": 16.0}],
 }
 
 SAVED_FOR_GRAD_SWEEP = [-5.0, -3.0, -1.5, -1.0, -0.5, -0.0, 0.0, 0.25, 1.0, 2.75, 3.0, 6.0, 30.0, -100.0,

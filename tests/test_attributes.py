@@ -130,3 +130,27 @@ def test_default_attributes():
                                                                     max_val=0.5).tolist()
     assert ag.hardsigmoid_backward(g, x, 0.5, 0.5).tolist() == R.expected(
         "hardsigmoid_backward", x, g, alpha=0.5, beta=0.5).tolist()
+
+
+@pytest.mark.parametrize("dtype", DT)
+@pytest.mark.parametrize("beta", [1.0, 0.7, -2.3])
+@pytest.mark.parametrize("threshold", [17.5, 20.0, math.inf])
+def test_softplus_threshold_at_or_above_17_5_passes_grad_through_without_its_test(threshold, beta, dtype):
+    """SoftplusGrad skips the threshold test for thresholds >= 17.5: above that its f32 sigmoid is exactly 1, so the
+    formula itself gives grad. Every saved value with beta*x above 17.5 (every f16/bf16 pattern; f32 densely up to 40
+    and then sparsely to inf) must give grad's exact bits, whatever grad is."""
+    if dtype == torch.float32:
+        lo = torch.tensor(17.5 / abs(beta), dtype=torch.float32).view(torch.int32)
+        hi = torch.tensor(40.0 / abs(beta), dtype=torch.float32).view(torch.int32)
+        x = torch.cat([torch.arange(int(lo), int(hi), 7, dtype=torch.int32).view(torch.float32),
+                       torch.tensor([1e5, 3e38, math.inf])])
+        x = x * (1.0 if beta > 0 else -1.0)
+    else:
+        x = R.all_values(dtype)
+    x = x[(x.double() * beta > 17.5) & ~x.isnan()]
+    grads = torch.tensor([1.0, -2.5, 3e38, -math.inf, math.inf, 1e-45, -0.0, 1e-3], dtype=torch.float64).to(dtype)
+    saved, grad = H.pairs(x, grads)
+    got = H.call("soft_plus_backward", saved, grad, beta=beta, threshold=threshold)
+    assert torch.equal(got.view(torch.int16 if dtype != torch.float32 else torch.int32),
+                       grad.view(torch.int16 if dtype != torch.float32 else torch.int32))
+    H.check_op("soft_plus_backward", got, saved, grad, {"beta": beta, "threshold": threshold}, "softplus threshold")

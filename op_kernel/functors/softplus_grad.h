@@ -3,6 +3,10 @@
 // infinite grad where the sigmoid is 0 gives 0.
 // params: [0] beta, [1] threshold, [2..4] -|beta| split for ExpOfProduct (hi, lo, xScale), so exp(-|beta*x|)
 // does not inherit the product's rounding.
+//
+// A threshold at or above kSigmoidIsOne changes no result, so its test is skipped (ATen's 20 and the default inf):
+// above it e = exp(-beta*x) < 2.6e-8, below half an ulp of 1 (2^-24) even with exp a few ulp off, so the f32
+// sigmoid 1/(1+e) is exactly 1 and grad*1 is grad, as the threshold would give (for inf and NaN x and grad too).
 #pragma once
 #include "exp_of_product.h"
 #include "scratch.h"
@@ -12,6 +16,7 @@
 namespace actgrad {
 
 struct SoftplusGrad {
+    static constexpr float kSigmoidIsOne = 17.5f;
     static constexpr uint32_t kTmpTiles = kSoftplusGradNeeds.tmpTiles;
     static constexpr uint32_t kMaskTiles = kSoftplusGradNeeds.maskTiles;
 
@@ -28,8 +33,9 @@ struct SoftplusGrad {
             AscendC::Muls(s.tmp[0], t.savedF, beta, m);
             bx = s.tmp[0];
         }
+        const bool thresholdMatters = threshold < kSigmoidIsOne;
         AscendC::Compares(s.mask[0], bx, 0.0f, AscendC::CMPMODE::LT, lanes);
-        AscendC::Compares(s.mask[1], bx, threshold, AscendC::CMPMODE::GT, lanes);
+        if (thresholdMatters) AscendC::Compares(s.mask[1], bx, threshold, AscendC::CMPMODE::GT, lanes);
         // -|beta*x| is the product -|beta| * |x| (rounding is symmetric), so ExpOfProduct can undo its rounding
         const AscendC::LocalTensor<float>& negAbs = s.tmp[0];
         AscendC::Abs(negAbs, bx, m);
@@ -42,8 +48,10 @@ struct SoftplusGrad {
         AscendC::Div(e, e, t.outF, m);
         AscendC::Mul(t.outF, t.gradF, e, m);
         MarkNonZeroDerivative(s.mask[0], e, false, t.gradF, s.mask[2], lanes);  // the sigmoid may be 0
-        KeepAlso(s.mask[0], s.mask[1], lanes);
-        AscendC::Select(t.outF, s.mask[1], t.gradF, t.outF, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+        if (thresholdMatters) {
+            KeepAlso(s.mask[0], s.mask[1], lanes);
+            AscendC::Select(t.outF, s.mask[1], t.gradF, t.outF, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+        }
         NarrowOut(t, n);
         ZeroUnlessKept(t.out, s.mask[0], lanes);
     }
