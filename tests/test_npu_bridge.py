@@ -90,11 +90,12 @@ def private_use1_errors(**package_env: str) -> dict[str, str]:
     return json.loads(result.stdout)
 
 
-def installed_package(vendors: pathlib.Path, vendor: str = "actgrad") -> pathlib.Path:
-    """<vendors>/<vendor> laid out as the package's .run installs it, its aclnn library an empty file."""
+def installed_package(vendors: pathlib.Path, vendor: str = "actgrad", api: str = npu.PACKAGE_API) -> pathlib.Path:
+    """<vendors>/<vendor> laid out as the package's .run installs it, its aclnn library a stand-in whose string table
+    names `api` among other exports."""
     library = vendors / vendor / "op_api" / "lib" / "libcust_opapi.so"
     library.parent.mkdir(parents=True)
-    library.touch()
+    library.write_bytes(b"\x7fELF\0aclnnOtherGetWorkspaceSize\0" + f"{api}GetWorkspaceSize\0{api}\0".encode())
     return vendors / vendor
 
 
@@ -103,8 +104,8 @@ def assert_package_not_visible(errors: dict[str, str], custom_opp_path: str) -> 
     for message in errors.values():
         assert message.startswith("actgrad's NPU bridge actgrad._npu is built, but torch_npu cannot see actgrad's "
                                   "CANN operator package"), message
-        assert (f"no vendors/actgrad directory holding op_api/lib/libcust_opapi.so is on ASCEND_CUSTOM_OPP_PATH "
-                f"({custom_opp_path})") in message
+        assert (f"no op_api/lib/libcust_opapi.so exporting aclnnHardtanhGrad is in a vendor directory on "
+                f"ASCEND_CUSTOM_OPP_PATH ({custom_opp_path})") in message
         assert "source <install dir>/vendors/actgrad/bin/set_env.bash" in message
         assert message.endswith(npu.BUILD_STEPS)
 
@@ -114,7 +115,7 @@ def test_without_the_package_an_npu_call_says_how_to_make_it_visible():
 
 
 def test_other_vendors_and_an_incomplete_package_are_not_taken_for_it(tmp_path):
-    other_vendor = installed_package(tmp_path / "custom" / "vendors", "customize")
+    other_vendor = installed_package(tmp_path / "custom" / "vendors", "customize", api="aclnnSomethingElse")
     no_library = tmp_path / "partial" / "vendors" / "actgrad"
     no_library.mkdir(parents=True)
     custom_opp_path = f"{other_vendor}:{no_library}"
@@ -127,7 +128,7 @@ def test_other_vendors_and_an_incomplete_package_are_not_taken_for_it(tmp_path):
 
 
 def test_with_the_package_on_ascend_custom_opp_path_the_bridge_registers_its_kernels(tmp_path):
-    other_vendor = installed_package(tmp_path / "custom" / "vendors", "customize")
+    other_vendor = installed_package(tmp_path / "custom" / "vendors", "customize", api="aclnnSomethingElse")
     package = installed_package(tmp_path / "actgrad" / "vendors")
     # another vendor's first, a trailing '/', and the empty entry a set_env.bash prepending to an unset variable leaves
     assert private_use1_errors(ASCEND_CUSTOM_OPP_PATH=f"{other_vendor}:{package}/:") == STUB_BRIDGE_ERRORS
@@ -136,5 +137,11 @@ def test_with_the_package_on_ascend_custom_opp_path_the_bridge_registers_its_ker
 def test_with_the_package_loaded_from_ascend_opp_path_the_bridge_registers_its_kernels(tmp_path):
     opp = tmp_path / "opp"
     installed_package(opp / "vendors")
-    (opp / "vendors" / "config.ini").write_text("load_priority=customize,actgrad\n")
+    (opp / "vendors" / "config.ini").write_text("load_priority=actgrad\n")
     assert private_use1_errors(ASCEND_OPP_PATH=str(opp)) == STUB_BRIDGE_ERRORS
+
+
+def test_the_package_is_known_by_its_aclnn_api_not_its_directory_name(tmp_path):
+    """A package built with another vendor_name (or installed under another directory) serves all the same."""
+    package = installed_package(tmp_path / "vendors", "my_ops")
+    assert private_use1_errors(ASCEND_CUSTOM_OPP_PATH=str(package)) == STUB_BRIDGE_ERRORS

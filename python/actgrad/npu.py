@@ -26,6 +26,9 @@ BUILD_HINT = "actgrad's NPU kernels are not built. " + BUILD_STEPS
 VENDOR = "actgrad"
 # npu/CMakeLists.txt's cust_opapi library: the aclnn<OpType> APIs that the bridge's EXEC_NPU_CMD looks up
 CUSTOM_OPAPI = Path("op_api", "lib", "libcust_opapi.so")
+# An API of this package that CANN's own libopapi lacks (HardtanhGrad's built-in is aclnnHardtanhBackward): a vendor
+# library naming it in its dynamic symbols is actgrad's, whatever its directory is called.
+PACKAGE_API = next(f"aclnn{op.op_type}" for op in OPS if op.aclnn != f"aclnn{op.op_type}")
 
 
 def torch_npu_available() -> bool:
@@ -63,19 +66,27 @@ def _default_vendor_dirs() -> list[Path]:
     return [vendors / name.strip() for name in priority.split(",") if name.strip()]
 
 
+def _exports_package_api(library: Path) -> bool:
+    """Whether the library names PACKAGE_API (its dynamic string table holds every exported name, NUL-ended)."""
+    try:
+        return f"{PACKAGE_API}GetWorkspaceSize\0".encode() in library.read_bytes()
+    except OSError:
+        return False
+
+
 def package_visible() -> bool:
-    """Whether torch_npu will find actgrad's aclnn APIs: it looks for CUSTOM_OPAPI in these vendor directories
-    (op-plugin's GetOpApiFuncAddr) and reads the environment once, when it loads, so the answer holds for the
-    process."""
-    vendor_dirs = _custom_opp_dirs() + _default_vendor_dirs()
-    return any(d.name == VENDOR and (d / CUSTOM_OPAPI).is_file() for d in vendor_dirs)
+    """Whether torch_npu can find actgrad's aclnn APIs: it looks for CUSTOM_OPAPI in these vendor directories
+    (op-plugin's GetOpApiFuncAddr). Without them, CANN's own libopapi would serve the APIs whose names it shares
+    (aclnnHardsigmoidBackward, aclnnEluBackward, ...) with other arguments, so the bridge must not run then."""
+    return any(_exports_package_api(d / CUSTOM_OPAPI) for d in _custom_opp_dirs() + _default_vendor_dirs())
 
 
 def _package_not_visible():
     custom = os.environ.get("ASCEND_CUSTOM_OPP_PATH")
     message = (f"actgrad's NPU bridge actgrad._npu is built, but torch_npu cannot see actgrad's CANN operator package "
-               f"(its aclnn APIs): no vendors/{VENDOR} directory holding {CUSTOM_OPAPI} is on ASCEND_CUSTOM_OPP_PATH "
-               f"({'not set' if custom is None else repr(custom)}) or loaded by $ASCEND_OPP_PATH/vendors/config.ini. "
+               f"(its aclnn APIs): no {CUSTOM_OPAPI} exporting {PACKAGE_API} is in a vendor directory on "
+               f"ASCEND_CUSTOM_OPP_PATH ({'not set' if custom is None else repr(custom)}) or loaded by "
+               f"$ASCEND_OPP_PATH/vendors/config.ini. "
                f"If the package is installed, source <install dir>/vendors/{VENDOR}/bin/set_env.bash (it sets "
                f"ASCEND_CUSTOM_OPP_PATH) before importing torch. If not: {BUILD_STEPS}")
 
