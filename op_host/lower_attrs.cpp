@@ -164,6 +164,10 @@ const OpLowering kLowerings[] = {
     {"SoftPlusBackward", LowerSoftPlusBackward},
 };
 
+// an operator of the spec (kAttrChecks is generated from it) without a lowering here fails to compile
+static_assert(sizeof(kLowerings) / sizeof(kLowerings[0]) == sizeof(kAttrChecks) / sizeof(kAttrChecks[0]),
+              "every operator of python/actgrad/spec.py needs a lowering in kLowerings");
+
 template <typename Entry, size_t N>
 const Entry& Find(const Entry (&table)[N], const std::string& opType) {
     for (const Entry& e : table)

@@ -9,28 +9,32 @@ from .common import CPP_BANNER
 PATH = "op_host/attr_checks.inc"
 
 
-def _uses(expression: str, name: str) -> bool:
-    return re.search(rf"\b{re.escape(name)}\b", expression) is not None
+def _uses(rule, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", rule.holds) is not None or name in rule.shows
+
+
+def _cpp_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _declarations(op) -> str:
-    """The attributes the conditions read, as locals named like them (float32 values, bools as bool)."""
-    used = [(i, a) for i, a in enumerate(op.attrs) if any(_uses(rule.holds, a.name) for rule in op.checks)]
+    """The attributes the checks read or show, as locals named like them (float32 values, bools as bool)."""
+    used = [(i, a) for i, a in enumerate(op.attrs) if any(_uses(rule, a.name) for rule in op.checks)]
     return "".join(f"    const {'bool' if a.type == 'bool' else 'float'} {a.name} = "
                    f"{f'a.IsSet({i})' if a.type == 'bool' else f'a[{i}]'};\n" for i, a in used)
 
 
-def _message(op, rule) -> str:
+def _message(rule) -> str:
     """The "expected ..." text as a C++ string expression, with the float32 values of the attributes it shows."""
     if not rule.shows:
-        return f'"{rule.expected}"'
-    shown = ' + ", " + '.join(f'"{name} = " + Attrs::Shortest({name})' for name in rule.shows)
-    return f'std::string("{rule.expected} (") + {shown} + " as float32)"'
+        return _cpp_string(rule.expected)
+    shown = ' + ", " + '.join(f'{_cpp_string(name + " = ")} + Attrs::Shortest({name})' for name in rule.shows)
+    return f'std::string({_cpp_string(rule.expected + " (")}) + {shown} + " as float32)"'
 
 
 def _function(op) -> str:
     index = {a.name: i for i, a in enumerate(op.attrs)}
-    body = "".join(f"    if (!({rule.holds})) a.Reject({index[rule.attr]}, \"{rule.attr}\", {_message(op, rule)});\n"
+    body = "".join(f"    if (!({rule.holds})) a.Reject({index[rule.attr]}, {_cpp_string(rule.attr)}, {_message(rule)});\n"
                    for rule in op.checks)
     return f"void Check{op.op_type}(const Attrs& a) {{\n{_declarations(op)}{body}}}\n"
 

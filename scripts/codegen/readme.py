@@ -37,7 +37,7 @@ def _table(spec) -> str:
 def _validity(op, attr) -> str:
     """The checks that name the attribute (each failing one a ValueError naming it), as their "expected" texts."""
     expected = [rule.expected for rule in op.checks if rule.attr == attr.name]
-    return f" (expected: {'; '.join(expected)})" if expected else ""
+    return f"; expected: {'; '.join(expected)}" if expected else ""
 
 
 def _section(op) -> str:
