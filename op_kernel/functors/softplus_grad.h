@@ -7,6 +7,8 @@
 // A threshold at or above kSigmoidIsOne changes no result, so its test is skipped (ATen's 20 and the default inf):
 // above it e = exp(-beta*x) < 2.6e-8, below half an ulp of 1 (2^-24) even with exp a few ulp off, so the f32
 // sigmoid 1/(1+e) is exactly 1 and grad*1 is grad, as the threshold would give (for inf and NaN x and grad too).
+// That grad*1 keeps a subnormal f32/bf16 grad (and a NaN's payload) is the same assumption as every product of the
+// formula; 910B documents no flushing of subnormal results (ascendc-api.md, known unknowns): check on hardware.
 #pragma once
 #include "exp_of_product.h"
 #include "scratch.h"

@@ -100,13 +100,14 @@ TEST(Avx2_compare_every_mode_with_nan_inf_zeros) {
 }
 
 // f16 operands: every pattern against special and ordinary values, as the compare of their exact float values.
-// f16 scalars go on the bits (the count leaves 24 lanes for the F16C tail); a NaN scalar and one that is not an f16
-// number take F16C throughout.
+// f16 scalars go on the bits in whole 32s of lanes and through F16C after them; a NaN scalar and one that is not an
+// f16 number take F16C throughout.
 template <int Pred, typename Ref>
 void CheckHalfCompare(Ref ref, const char* name) {
     std::vector<uint16_t> a(65536), b(65536);
-    for (uint32_t i = 0; i < 65536; ++i) a[i] = uint16_t(i), b[i] = uint16_t(i * 40503u);  // b: a permutation
-    const uint32_t n = 65536 - 24;
+    // every pattern, rotated so that with a count of n - 24 the 8 lanes past the last 32 (F16C's) hold numbers
+    for (uint32_t i = 0; i < 65536; ++i) a[i] = uint16_t(i + 40), b[i] = uint16_t(i * 40503u);  // b: a permutation
+    const uint32_t n = 65536;
     std::vector<uint8_t> t(65536 / 8), s(65536 / 8), self(65536 / 8);
     avx2::Compare<Pred>(t.data(), a.data(), b.data(), n);
     avx2::Compare<Pred>(self.data(), a.data(), a.data(), n);  // the same tensor on both sides
@@ -119,10 +120,12 @@ void CheckHalfCompare(Ref ref, const char* name) {
     for (uint16_t bits : {0x0000, 0x8000, 0x3c00, 0xc200, 0x7c00, 0xfc00, 0x0001, 0x8001, 0x03ff, 0x7bff, 0xfbff})
         scalars.push_back(HalfBitsToFloat(bits));
     for (float scalar : scalars) {
-        avx2::Compare<Pred>(s.data(), a.data(), scalar, n);
-        for (uint32_t i = 0; i < n; ++i) {
-            if (((s[i / 8] >> (i % 8)) & 1) != (ref(HalfBitsToFloat(a[i]), scalar) ? 1 : 0))
-                FAIL(name, " f16 scalar ", scalar, " lane ", i);
+        for (uint32_t count : {n - 24, 8u, 24u, 40u}) {  // tails after whole 32s, and counts below 32
+            avx2::Compare<Pred>(s.data(), a.data(), scalar, count);
+            for (uint32_t i = 0; i < count; ++i) {
+                if (((s[i / 8] >> (i % 8)) & 1) != (ref(HalfBitsToFloat(a[i]), scalar) ? 1 : 0))
+                    FAIL(name, " f16 scalar ", scalar, " count ", count, " lane ", i);
+            }
         }
     }
 }
