@@ -1,29 +1,34 @@
-// Deferred bf16 -> f32 widening (sim/include/actgrad_sim/deferred_widen.h): the twin may skip storing a widening Cast,
-// but no API and no host pointer can tell. Each test checks that the Cast was in fact deferred (the block's table of
-// deferred widenings), then that what it reads afterwards is the exact widening of the bf16 values as they were at the
-// Cast, against a reference decoded independently of sim/include.
+// Deferred bf16/f16 -> f32 widening (sim/include/actgrad_sim/deferred_widen.h): the twin may skip storing a widening
+// Cast, but no API and no host pointer can tell. Each test checks that the Cast was in fact deferred (the block's table
+// of deferred widenings), then that what it reads afterwards is the exact widening of the 16-bit values as they were
+// at the Cast, against a reference decoded independently of sim/include.
 #include "api_common.h"
 
 namespace {
 
-constexpr uint32_t kChunk = 4096;  // bf16 patterns per UB round
+constexpr uint32_t kChunk = 4096;  // 16-bit patterns per UB round
 
 uint32_t DeferredCount() { return actgrad_sim::tlBlock->deferredCount; }
 
 float Wide(bfloat16_t b) { return float(DecodeBf16(b.val)); }
+float Wide(half h) { return float(DecodeHalf(h.val)); }
+const char* Name(bfloat16_t) { return "bf16 "; }
+const char* Name(half) { return "f16 "; }
 
 bool MaskBit(const std::vector<uint8_t>& m, uint32_t i) { return (m[i / 8] >> (i % 8)) & 1u; }
 
-// Every bf16 pattern, kChunk at a time (twice): fn(ub, the chunk's values, a deferred f32 widening of them).
-void ForEachBf16Chunk(const std::function<void(Ub&, const std::vector<bfloat16_t>&, LocalTensor<float>&)>& fn) {
+// Every pattern of T (bf16 or f16), kChunk at a time (twice): fn(ub, the chunk's values, a deferred f32 widening of
+// them).
+template <typename T>
+void ForEachPatternChunk(const std::function<void(Ub&, const std::vector<T>&, LocalTensor<float>&)>& fn) {
     RunUb([&](Ub& ub) {
         // twice, the second time shifted by 9 elements: the specials (0x7f80, 0x7f81, ...) sit at the start of a
         // 128-pattern run, so they meet the vector loops' first and their second half of 8 lanes
         for (uint32_t pass = 0; pass < 2 * 65536; pass += kChunk) {
             const uint32_t first = pass % 65536, shift = pass < 65536 ? 0 : 9;
             ub.Reset();
-            std::vector<bfloat16_t> in(kChunk);
-            for (uint32_t i = 0; i < kChunk; ++i) in[i] = bfloat16_t::FromBits(uint16_t(first + (i + kChunk - shift) % kChunk));
+            std::vector<T> in(kChunk);
+            for (uint32_t i = 0; i < kChunk; ++i) in[i] = T::FromBits(uint16_t(first + (i + kChunk - shift) % kChunk));
             auto src = ub.Load(in);
             auto wide = ub.Alloc<float>(kChunk);
             AscendC::Cast(wide, src, RoundMode::CAST_NONE, kChunk);
@@ -33,14 +38,15 @@ void ForEachBf16Chunk(const std::function<void(Ub&, const std::vector<bfloat16_t
     });
 }
 
-}  // namespace
-
-// Bounds on either side of zero, signed zeros, subnormals, the ends of the range and values between two bf16.
+// Bounds on either side of zero, signed zeros, subnormals, the ends of the range, values between two bf16, and f16's
+// largest value and smallest subnormal with their neighbours.
 const float kBounds[] = {-2.5f, 0.0f,   -0.0f,   2.5f,          3.0000002f,     -3.0000002f,
-                         1e-40f, -1e-40f, 3.4028235e38f, -3.4028235e38f, INFINITY, -INFINITY};
+                         1e-40f, -1e-40f, 3.4028235e38f, -3.4028235e38f, INFINITY, -INFINITY,
+                         65504.0f, -65504.0f, 65505.0f, 5.9604645e-08f, 5.9604648e-08f, -5.9604642e-08f};
 
-TEST(Deferred_widening_compares_like_the_stored_floats) {
-    ForEachBf16Chunk([&](Ub& ub, const std::vector<bfloat16_t>& in, LocalTensor<float>& wide) {
+template <typename T>
+void CheckCompares() {
+    ForEachPatternChunk<T>([&](Ub& ub, const std::vector<T>& in, LocalTensor<float>& wide) {
         // against a bound, or against itself (decided by NaN alone)
         const auto check = [&](CMPMODE mode, float bound, bool self) {
             auto mask = ub.Alloc<uint8_t>(kChunk / 8);
@@ -52,8 +58,8 @@ TEST(Deferred_widening_compares_like_the_stored_floats) {
                 const bool want = mode == CMPMODE::LT ? x < y : mode == CMPMODE::GT ? x > y
                                 : mode == CMPMODE::EQ ? x == y : mode == CMPMODE::LE ? x <= y
                                 : mode == CMPMODE::GE ? x >= y : !(x == y);
-                CHECK_MSG(MaskBit(bits, i) == want, actgrad_sim::CmpModeName(mode), " of bf16 ", th::Hex(in[i].val),
-                          self ? " against itself" : " against ", bound);
+                CHECK_MSG(MaskBit(bits, i) == want, actgrad_sim::CmpModeName(mode), " of ", Name(in[i]),
+                          th::Hex(in[i].val), self ? " against itself" : " against ", bound);
             }
         };
         for (CMPMODE mode : {CMPMODE::LT, CMPMODE::GT, CMPMODE::EQ, CMPMODE::LE, CMPMODE::GE, CMPMODE::NE}) {
@@ -63,13 +69,14 @@ TEST(Deferred_widening_compares_like_the_stored_floats) {
         CHECK_EQ(DeferredCount(), 1u);  // the compares widened as they read
         const auto stored = Ub::Read(wide, kChunk);  // a host pointer: stored now
         CHECK_EQ(DeferredCount(), 0u);
-        for (uint32_t i = 0; i < kChunk; ++i) CHECK_MSG(Same(stored[i], Wide(in[i])), "bf16 ", th::Hex(in[i].val));
+        for (uint32_t i = 0; i < kChunk; ++i) CHECK_MSG(Same(stored[i], Wide(in[i])), Name(in[i]), th::Hex(in[i].val));
     });
 }
 
-TEST(Deferred_widening_feeds_float_arithmetic) {
+template <typename T>
+void CheckArithmetic() {
     const float scale = 0.1666667f, offset = 0.75f;
-    ForEachBf16Chunk([&](Ub& ub, const std::vector<bfloat16_t>& in, LocalTensor<float>& wide) {
+    ForEachPatternChunk<T>([&](Ub& ub, const std::vector<T>& in, LocalTensor<float>& wide) {
         auto other = ub.Load(Cycle(FloatValues(100, 9), kChunk));
         auto muls = ub.Alloc<float>(kChunk), adds = ub.Alloc<float>(kChunk), mul = ub.Alloc<float>(kChunk);
         auto sq = ub.Alloc<float>(kChunk);
@@ -82,12 +89,36 @@ TEST(Deferred_widening_feeds_float_arithmetic) {
         const auto r2 = Ub::Read(mul, kChunk), r3 = Ub::Read(sq, kChunk);
         for (uint32_t i = 0; i < kChunk; ++i) {
             const float x = Wide(in[i]);
-            CHECK_MSG(Same(r0[i], x * scale), "Muls of bf16 ", th::Hex(in[i].val));
-            CHECK_MSG(Same(r1[i], x + offset), "Adds of bf16 ", th::Hex(in[i].val));
-            CHECK_MSG(Same(r2[i], o[i] * x), "Mul of bf16 ", th::Hex(in[i].val));
-            CHECK_MSG(Same(r3[i], x * x), "Mul (squared) of bf16 ", th::Hex(in[i].val));
+            CHECK_MSG(Same(r0[i], x * scale), "Muls of ", Name(in[i]), th::Hex(in[i].val));
+            CHECK_MSG(Same(r1[i], x + offset), "Adds of ", Name(in[i]), th::Hex(in[i].val));
+            CHECK_MSG(Same(r2[i], o[i] * x), "Mul of ", Name(in[i]), th::Hex(in[i].val));
+            CHECK_MSG(Same(r3[i], x * x), "Mul (squared) of ", Name(in[i]), th::Hex(in[i].val));
         }
     });
+}
+
+// An f16 source read by an instruction that does not widen as it loads (Exp): the widening is stored first
+void CheckExpOfDeferredHalf() {
+    ForEachPatternChunk<half>([&](Ub& ub, const std::vector<half>& in, LocalTensor<float>& wide) {
+        auto e = ub.Alloc<float>(kChunk);
+        AscendC::Exp(e, wide, int32_t(kChunk));
+        CHECK_EQ(DeferredCount(), 0u);
+        const auto stored = Ub::Read(wide, kChunk);
+        for (uint32_t i = 0; i < kChunk; ++i) CHECK_MSG(Same(stored[i], Wide(in[i])), "f16 ", th::Hex(in[i].val));
+    });
+}
+
+}  // namespace
+
+TEST(Deferred_widening_compares_like_the_stored_floats) {
+    CheckCompares<bfloat16_t>();
+    CheckCompares<half>();
+}
+
+TEST(Deferred_widening_feeds_float_arithmetic) {
+    CheckArithmetic<bfloat16_t>();
+    CheckArithmetic<half>();
+    CheckExpOfDeferredHalf();
 }
 
 TEST(Deferred_widening_is_stored_before_any_other_access) {

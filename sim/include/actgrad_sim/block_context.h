@@ -94,13 +94,14 @@ struct DeferredRefs {
     uint32_t src = 0;
 };
 
-// A bf16 -> f32 Cast the twin has not stored yet (deferred_widen.h).
+// A bf16 or f16 -> f32 Cast the twin has not stored yet (deferred_widen.h).
 struct DeferredWiden {
     float* dst;
     const uint16_t* src;
     uint32_t count;
     DeferredRefs* dstRefs;  // of the buffer holding dst
     DeferredRefs* srcRefs;  // of the buffer holding src
+    bool half;              // src holds f16 patterns, else bf16
 };
 constexpr uint32_t kMaxDeferred = 8;
 

@@ -1,8 +1,8 @@
-// Deferred bf16 -> f32 widening. Cast(f32, bf16, CAST_NONE) is exact (the bf16 bits followed by 16 zero bits), and in
-// a bf16 kernel its result is mostly read by compares and scalar arithmetic that could widen as they load. So the
-// twin records the Cast instead of storing 4 bytes per element; the readers that can (Compare/Compares, the float
-// tensor-scalar and tensor-tensor ops) read the bf16 source, and any other access to the f32 bytes, or any write to
-// the bf16 source, materialises the widening first. Every UB byte an API or a host pointer can observe is therefore
+// Deferred bf16/f16 -> f32 widening. Cast(f32, bf16 or f16, CAST_NONE) is exact (for bf16 the bits followed by 16
+// zero bits), and in a 16-bit kernel its result is mostly read by compares and scalar arithmetic that could widen as
+// they load. So the twin records the Cast instead of storing 4 bytes per element; the readers that can
+// (Compare/Compares, the float tensor-scalar and tensor-tensor ops) read the 16-bit source, and any other access to
+// the f32 bytes, or any write to the source, materialises the widening first. Every UB byte an API or a host pointer can observe is therefore
 // what the NPU would hold; only the twin's speed changes. ACTGRAD_SIM_NO_DEFER=1 turns it off.
 #pragma once
 #include <algorithm>
@@ -11,6 +11,7 @@
 
 #include "block_context.h"
 #include "numeric.h"
+#include "simd_avx2.h"
 
 namespace actgrad_sim {
 
@@ -19,8 +20,14 @@ inline bool DeferWidening() {
     return on;
 }
 
-// The widening itself (the Cast when it runs at once, too); a loop the compiler vectorises.
-inline void Materialize(float* dst, const uint16_t* src, uint32_t count) {
+// The widening itself (the bf16 Cast when it runs at once, too): bf16 a loop the compiler vectorises, f16 by F16C
+// where the machine has it.
+inline void Materialize(float* dst, const uint16_t* src, uint32_t count, bool half) {
+    if (half) {
+        const uint32_t done = ACTGRAD_SIM_IF_AVX2(avx2::WidenHalf(dst, src, count));
+        for (uint32_t i = done; i < count; ++i) dst[i] = HalfBitsToFloat(src[i]);
+        return;
+    }
     for (uint32_t i = 0; i < count; ++i) dst[i] = Bf16BitsToFloat(src[i]);
 }
 
@@ -45,8 +52,8 @@ inline void DropRefs(const DeferredWiden& w) {
 // Elements [a, b) of widening i leave the table (stored first unless `drop`); the rest stays deferred.
 inline void Carve(BlockContext& ctx, uint32_t i, uint32_t a, uint32_t b, bool drop) {
     DeferredWiden& w = ctx.deferred[i];
-    if (!drop) Materialize(w.dst + a, w.src + a, b - a);
-    const DeferredWiden tail{w.dst + b, w.src + b, w.count - b, w.dstRefs, w.srcRefs};
+    if (!drop) Materialize(w.dst + a, w.src + a, b - a, w.half);
+    const DeferredWiden tail{w.dst + b, w.src + b, w.count - b, w.dstRefs, w.srcRefs, w.half};
     if (a == 0 && tail.count == 0) {
         DropRefs(w);
         ctx.deferred[i] = ctx.deferred[--ctx.deferredCount];
@@ -59,7 +66,7 @@ inline void Carve(BlockContext& ctx, uint32_t i, uint32_t a, uint32_t b, bool dr
             ctx.deferred[ctx.deferredCount++] = tail;
             AddRefs(tail);
         } else {
-            Materialize(tail.dst, tail.src, tail.count);
+            Materialize(tail.dst, tail.src, tail.count, tail.half);
         }
     }
 }
@@ -110,12 +117,13 @@ inline void SettleDeferredIn(BlockContext& ctx, const DeferredRefs& refs, const 
     if (refs.dst != 0 || (Writes(use) && refs.src != 0) || ctx.orphanRefs.dst != 0) SettleDeferred(ctx, p, bytes, use);
 }
 
-// Records Cast(dst, src, CAST_NONE) of `count` bf16 elements, or runs it when the table is full. The operand checks
-// have settled every widening the Cast's operands touch, so recorded ranges never overlap one another's.
+// Records Cast(dst, src, CAST_NONE) of `count` bf16 (or, `half`, f16) elements, or runs it when the table is full. The
+// operand checks have settled every widening the Cast's operands touch, so recorded ranges never overlap one
+// another's.
 inline void DeferWiden(BlockContext& ctx, float* dst, DeferredRefs& dstRefs, const uint16_t* src, DeferredRefs& srcRefs,
-                       uint32_t count) {
-    if (ctx.deferredCount == kMaxDeferred) return Materialize(dst, src, count);
-    ctx.deferred[ctx.deferredCount++] = DeferredWiden{dst, src, count, &dstRefs, &srcRefs};
+                       uint32_t count, bool half) {
+    if (ctx.deferredCount == kMaxDeferred) return Materialize(dst, src, count, half);
+    ctx.deferred[ctx.deferredCount++] = DeferredWiden{dst, src, count, &dstRefs, &srcRefs, half};
     AddRefs(ctx.deferred[ctx.deferredCount - 1]);
 }
 
@@ -126,15 +134,19 @@ inline void OrphanDeferred(BlockContext& ctx) {
     ctx.orphanRefs.dst = ctx.orphanRefs.src = ctx.deferredCount;
 }
 
-// The bf16 source of f32 elements [p, p + count) when a deferred widening holds them all, else null.
-inline const uint16_t* DeferredSource(const float* p, uint32_t count) {
-    if (tlBlock == nullptr) return nullptr;
+// The 16-bit source of f32 elements [p, p + count) when a deferred widening holds them all (bits null if none).
+struct WideningSource {
+    const uint16_t* bits;
+    bool half;  // f16 patterns, else bf16
+};
+inline WideningSource DeferredSource(const float* p, uint32_t count) {
+    if (tlBlock == nullptr) return {nullptr, false};
     const BlockContext& ctx = *tlBlock;
     for (uint32_t i = 0; i < ctx.deferredCount; ++i) {
         const DeferredWiden& w = ctx.deferred[i];
-        if (p >= w.dst && p + count <= w.dst + w.count) return w.src + (p - w.dst);
+        if (p >= w.dst && p + count <= w.dst + w.count) return {w.src + (p - w.dst), w.half};
     }
-    return nullptr;
+    return {nullptr, false};
 }
 
 }  // namespace actgrad_sim

@@ -146,10 +146,11 @@ inline T IntOp(T a, T b, Op op) {
     return T(U(op(U(std::make_unsigned_t<T>(a)), U(std::make_unsigned_t<T>(b)))));
 }
 
-// A float operand as a loop reads it: float elements, or the bf16 source of a deferred widening (deferred_widen.h),
-// widened as it is loaded.
+// A float operand as a loop reads it: float elements, or the bf16 or f16 source of a deferred widening
+// (deferred_widen.h), widened as it is loaded.
 inline float LoadFloat(const float* p, int32_t i) { return p[i]; }
 inline float LoadFloat(const bfloat16_t* p, int32_t i) { return Bf16BitsToFloat(p[i].val); }
+inline float LoadFloat(const half* p, int32_t i) { return HalfBitsToFloat(p[i].val); }
 
 // Operands either coincide exactly (in place) or do not overlap (partial overlap was rejected before), and
 // element i only reads element i: no loop-carried dependence, which `ivdep` tells the vectoriser. Without it an
@@ -169,13 +170,13 @@ __attribute__((target("avx2"))) void ApplyUnaryAvx2(float* d, const float* a, in
     for (int32_t i = 0; i < n; ++i) d[i] = f(a[i]);
 }
 template <typename A, typename B, typename F>
-__attribute__((target("avx2,prefer-vector-width=128"))) void ApplyBinaryWidenAvx2(float* d, const A* a, const B* b,
+__attribute__((target("avx2,f16c,prefer-vector-width=128"))) void ApplyBinaryWidenAvx2(float* d, const A* a, const B* b,
                                                                                   int32_t n, F f) {
 #pragma GCC ivdep
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
 }
 template <typename A, typename F>
-__attribute__((target("avx2,prefer-vector-width=128"))) void ApplyUnaryWidenAvx2(float* d, const A* a, int32_t n, F f) {
+__attribute__((target("avx2,f16c,prefer-vector-width=128"))) void ApplyUnaryWidenAvx2(float* d, const A* a, int32_t n, F f) {
 #pragma GCC ivdep
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i));
 }
@@ -191,8 +192,14 @@ __attribute__((target("avx2"))) inline void Load8(const bfloat16_t* p, int32_t i
     lo = _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), v));
     hi = _mm_castsi128_ps(_mm_unpackhi_epi16(_mm_setzero_si128(), v));
 }
+// f16 by F16C. It quiets a signalling NaN, which the exact widening keeps; these loops run one IEEE operation per
+// lane, which quiets it the same way, so their results do not change.
+__attribute__((target("avx2,f16c"))) inline void Load8(const half* p, int32_t i, __m128& lo, __m128& hi) {
+    lo = _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + i)));
+    hi = _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + i + 4)));
+}
 template <typename A, typename B, typename F>
-__attribute__((target("avx2"))) void ApplyBinaryLanes8(float* d, const A* a, const B* b, int32_t n, F f) {
+__attribute__((target("avx2,f16c"))) void ApplyBinaryLanes8(float* d, const A* a, const B* b, int32_t n, F f) {
     int32_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m128 a0, a1, b0, b1;
@@ -204,7 +211,7 @@ __attribute__((target("avx2"))) void ApplyBinaryLanes8(float* d, const A* a, con
     for (; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
 }
 template <typename A, typename F>
-__attribute__((target("avx2"))) void ApplyUnaryLanes8(float* d, const A* a, int32_t n, F f) {
+__attribute__((target("avx2,f16c"))) void ApplyUnaryLanes8(float* d, const A* a, int32_t n, F f) {
     int32_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m128 a0, a1;
@@ -278,12 +285,20 @@ void ApplyUnary(T* d, const T* a, int32_t n, F f) {
     }
 }
 
-// Calls use(p) with p the first `count` elements of float tensor t as a loop reads them: its own, or the bf16 source
-// of the deferred widening that holds them.
-template <typename Use>
+// Calls use(p) with p the first `count` elements of float tensor t as a loop reads them: its own, or the bf16 or f16
+// source of the deferred widening that holds them. kF16Lanes: the loop widens f16 8 lanes at a time (F16C); other
+// loops get an f16 widening stored first, as widening f16 element by element costs more than storing it.
+template <bool kF16Lanes, typename Use>
 void WithFloatOperand(const AscendC::LocalTensor<float>& t, uint32_t count, Use use) {
-    if (const uint16_t* src = DeferredSource(t.Data(), count)) return use(reinterpret_cast<const bfloat16_t*>(src));
-    use(static_cast<const float*>(t.Data()));
+    const WideningSource source = DeferredSource(t.Data(), count);
+    if (source.bits == nullptr) return use(static_cast<const float*>(t.Data()));
+    if (!source.half) return use(reinterpret_cast<const bfloat16_t*>(source.bits));
+    if constexpr (kF16Lanes) {
+        use(reinterpret_cast<const half*>(source.bits));
+    } else {
+        SettleDeferred(t.BytePtr(), uint64_t(count) * sizeof(float), Access::Read);
+        use(static_cast<const float*>(t.Data()));
+    }
 }
 
 // Tensor forms of ApplyBinary/ApplyUnary: float sources may be deferred widenings, whose operand checks used
@@ -292,8 +307,8 @@ template <bool kLanes, typename T, typename F>
 void ApplyBinaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
                    const AscendC::LocalTensor<T>& src1, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
-        WithFloatOperand(src0, uint32_t(n), [&](auto a) {
-            WithFloatOperand(src1, uint32_t(n), [&](auto b) { ApplyBinaryFloat<kLanes>(dst.Data(), a, b, n, f); });
+        WithFloatOperand<kLanes>(src0, uint32_t(n), [&](auto a) {
+            WithFloatOperand<kLanes>(src1, uint32_t(n), [&](auto b) { ApplyBinaryFloat<kLanes>(dst.Data(), a, b, n, f); });
         });
     } else {
         ApplyBinary(dst.Data(), src0.Data(), src1.Data(), n, f);
@@ -302,7 +317,7 @@ void ApplyBinaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTenso
 template <bool kLanes, typename T, typename F>
 void ApplyUnaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
-        WithFloatOperand(src, uint32_t(n), [&](auto a) { ApplyUnaryFloat<kLanes>(dst.Data(), a, n, f); });
+        WithFloatOperand<kLanes>(src, uint32_t(n), [&](auto a) { ApplyUnaryFloat<kLanes>(dst.Data(), a, n, f); });
     } else {
         ApplyUnary(dst.Data(), src.Data(), n, f);
     }

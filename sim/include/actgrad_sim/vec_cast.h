@@ -232,11 +232,10 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
     if constexpr (std::is_same<T, float>::value && actgrad_sim::IsHalfLike<U>) {
         typedef uint16_t AliasU16 __attribute__((may_alias));
         const AliasU16* bits = reinterpret_cast<const AliasU16*>(in);
-        if (std::is_same<U, bfloat16_t>::value) {  // exact: recorded, or run at once where src and dst overlap
-            if (!overlapping && actgrad_sim::DeferWidening())
-                return actgrad_sim::DeferWiden(ctx, out, dst.Record()->deferred, bits, src.Record()->deferred, count);
-            return actgrad_sim::Materialize(out, bits, count);
-        }
+        constexpr bool kHalf = std::is_same<U, half>::value;
+        if (!overlapping && actgrad_sim::DeferWidening())  // exact: recorded, or run at once where src and dst overlap
+            return actgrad_sim::DeferWiden(ctx, out, dst.Record()->deferred, bits, src.Record()->deferred, count, kHalf);
+        if (!kHalf) return actgrad_sim::Materialize(out, bits, count, false);
         uint32_t done = ACTGRAD_SIM_IF_AVX2(actgrad_sim::avx2::WidenHalf(out, bits, count));
         done += actgrad_sim::WidenHalfFast(out + done, bits + done, count - done);
         for (uint32_t i = done; i < count; ++i) out[i] = float(in[i]);  // exact widening

@@ -204,7 +204,7 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.Data());
     if constexpr (std::is_same<T, float>::value) {
         if (self) {
-            return actgrad_sim::WithFloatOperand(src0, count, [&](auto a) {
+            return actgrad_sim::WithFloatOperand<true>(src0, count, [&](auto a) {
                 actgrad_sim::CompareInto(d, a, count, cmpMode, [a](uint32_t base) { return a + base; });
             });
         }
@@ -227,7 +227,7 @@ void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src
     const T s = src1Scalar;
     const auto scalar = [s](uint32_t) { return actgrad_sim::Broadcast<T>{s}; };
     if constexpr (std::is_same<T, float>::value) {
-        actgrad_sim::WithFloatOperand(src0, count, [&](auto a) { actgrad_sim::CompareInto(dst.Data(), a, count, cmpMode, scalar); });
+        actgrad_sim::WithFloatOperand<true>(src0, count, [&](auto a) { actgrad_sim::CompareInto(dst.Data(), a, count, cmpMode, scalar); });
     } else {
         actgrad_sim::CompareInto(dst.Data(), src0.Data(), count, cmpMode, scalar);
     }
