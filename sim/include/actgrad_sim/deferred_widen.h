@@ -9,6 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "block_context.h"
 #include "numeric.h"
 #include "simd_avx2.h"
@@ -20,11 +24,41 @@ inline bool DeferWidening() {
     return on;
 }
 
-// The widening itself (the bf16 Cast when it runs at once, too): bf16 a loop the compiler vectorises, f16 by F16C
-// where the machine has it.
+#if defined(__SSE2__)
+// half bits -> float of 4 zero-extended lanes, as HalfBitsToFloat.
+inline __m128 FloatOfHalf4(__m128i h) {
+    const __m128i sign = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16);
+    const __m128i expMant = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x7fff)), 13);
+    const __m128i exp = _mm_and_si128(expMant, _mm_set1_epi32(0x0f800000));
+    const __m128i normal = _mm_add_epi32(expMant, _mm_set1_epi32((127 - 15) << 23));
+    const __m128i infNan = _mm_add_epi32(expMant, _mm_set1_epi32((255 - 31) << 23));
+    const __m128i sub = _mm_castps_si128(_mm_sub_ps(_mm_castsi128_ps(_mm_add_epi32(expMant, _mm_set1_epi32(113 << 23))),
+                                                    _mm_castsi128_ps(_mm_set1_epi32(113 << 23))));
+    const __m128i isInfNan = _mm_cmpeq_epi32(exp, _mm_set1_epi32(0x0f800000));
+    const __m128i isSub = _mm_cmpeq_epi32(exp, _mm_setzero_si128());
+    const __m128i other = _mm_or_si128(_mm_and_si128(isSub, sub), _mm_andnot_si128(isSub, normal));
+    const __m128i mag = _mm_or_si128(_mm_and_si128(isInfNan, infNan), _mm_andnot_si128(isInfNan, other));
+    return _mm_castsi128_ps(_mm_or_si128(mag, sign));
+}
+inline uint32_t WidenHalfFast(float* out, const uint16_t* in, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+        _mm_storeu_ps(out + i, FloatOfHalf4(_mm_unpacklo_epi16(v, _mm_setzero_si128())));
+        _mm_storeu_ps(out + i + 4, FloatOfHalf4(_mm_unpackhi_epi16(v, _mm_setzero_si128())));
+    }
+    return i;
+}
+#else
+inline uint32_t WidenHalfFast(float*, const uint16_t*, uint32_t) { return 0; }
+#endif
+
+// The widening itself (the Cast when it runs at once, too): bf16 a loop the compiler vectorises, f16 by F16C where
+// the machine has it, else SSE2 integer operations.
 inline void Materialize(float* dst, const uint16_t* src, uint32_t count, bool half) {
     if (half) {
-        const uint32_t done = ACTGRAD_SIM_IF_AVX2(avx2::WidenHalf(dst, src, count));
+        uint32_t done = ACTGRAD_SIM_IF_AVX2(avx2::WidenHalf(dst, src, count));
+        done += WidenHalfFast(dst + done, src + done, count - done);
         for (uint32_t i = done; i < count; ++i) dst[i] = HalfBitsToFloat(src[i]);
         return;
     }

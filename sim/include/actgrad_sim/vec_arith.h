@@ -68,35 +68,10 @@ inline uint32_t Narrow16Fast(uint16_t* out, const float* in, uint32_t n) {
     return i;
 }
 inline uint32_t NarrowHalfFast(uint16_t* out, const float* in, uint32_t n) { return Narrow16Fast<HalfOf4>(out, in, n); }
-// half bits -> float of 4 zero-extended lanes, as HalfBitsToFloat.
-inline __m128 FloatOfHalf4(__m128i h) {
-    const __m128i sign = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16);
-    const __m128i expMant = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x7fff)), 13);
-    const __m128i exp = _mm_and_si128(expMant, _mm_set1_epi32(0x0f800000));
-    const __m128i normal = _mm_add_epi32(expMant, _mm_set1_epi32((127 - 15) << 23));
-    const __m128i infNan = _mm_add_epi32(expMant, _mm_set1_epi32((255 - 31) << 23));
-    const __m128i sub = _mm_castps_si128(_mm_sub_ps(_mm_castsi128_ps(_mm_add_epi32(expMant, _mm_set1_epi32(113 << 23))),
-                                                    _mm_castsi128_ps(_mm_set1_epi32(113 << 23))));
-    const __m128i isInfNan = _mm_cmpeq_epi32(exp, _mm_set1_epi32(0x0f800000));
-    const __m128i isSub = _mm_cmpeq_epi32(exp, _mm_setzero_si128());
-    const __m128i other = _mm_or_si128(_mm_and_si128(isSub, sub), _mm_andnot_si128(isSub, normal));
-    const __m128i mag = _mm_or_si128(_mm_and_si128(isInfNan, infNan), _mm_andnot_si128(isInfNan, other));
-    return _mm_castsi128_ps(_mm_or_si128(mag, sign));
-}
-inline uint32_t WidenHalfFast(float* out, const uint16_t* in, uint32_t n) {
-    uint32_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
-        _mm_storeu_ps(out + i, FloatOfHalf4(_mm_unpacklo_epi16(v, _mm_setzero_si128())));
-        _mm_storeu_ps(out + i + 4, FloatOfHalf4(_mm_unpackhi_epi16(v, _mm_setzero_si128())));
-    }
-    return i;
-}
 inline uint32_t NarrowBf16Fast(uint16_t* out, const float* in, uint32_t n) { return Narrow16Fast<Bf16Of4>(out, in, n); }
 #else
 inline uint32_t NarrowBf16Fast(uint16_t*, const float*, uint32_t) { return 0; }
 inline uint32_t NarrowHalfFast(uint16_t*, const float*, uint32_t) { return 0; }
-inline uint32_t WidenHalfFast(float*, const uint16_t*, uint32_t) { return 0; }
 #endif
 
 // float -> half/bf16 bits, round half to even, saturating when asked: a plain loop over 16-bit storage.

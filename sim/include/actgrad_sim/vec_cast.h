@@ -235,10 +235,7 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
         constexpr bool kHalf = std::is_same<U, half>::value;
         if (!overlapping && actgrad_sim::DeferWidening())  // exact: recorded, or run at once where src and dst overlap
             return actgrad_sim::DeferWiden(ctx, out, dst.Record()->deferred, bits, src.Record()->deferred, count, kHalf);
-        if (!kHalf) return actgrad_sim::Materialize(out, bits, count, false);
-        uint32_t done = ACTGRAD_SIM_IF_AVX2(actgrad_sim::avx2::WidenHalf(out, bits, count));
-        done += actgrad_sim::WidenHalfFast(out + done, bits + done, count - done);
-        for (uint32_t i = done; i < count; ++i) out[i] = float(in[i]);  // exact widening
+        actgrad_sim::Materialize(out, bits, count, kHalf);
     } else if constexpr (actgrad_sim::IsHalfLike<T> && std::is_same<U, float>::value) {
         if (roundMode == RoundMode::CAST_RINT || roundMode == RoundMode::CAST_NONE) {
             actgrad_sim::NarrowInto(out, in, count, sat);
