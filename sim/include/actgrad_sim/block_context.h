@@ -87,7 +87,7 @@ struct LaunchContext {
 
 class TPipeState;
 
-// How many deferred widenings have their f32 result (dst) or their bf16 source (src) in one UB buffer: an operand
+// How many deferred widenings have their f32 result (dst) or their bf16/f16 source (src) in one UB buffer: an operand
 // check looks at the table only where one does (a read where dst does, a write where either does).
 struct DeferredRefs {
     uint32_t dst = 0;
@@ -118,6 +118,7 @@ struct BlockContext {
     // that SetFlag's seq. flagSeq is read only while its bit is set, so a block starts with 35 bytes to clear, not 4 KiB.
     uint8_t flagsSet[kEventCount] = {};
     uint64_t flagSeq[kEventCount][kMaxEventIds];
+    bool FlagIsSet(uint32_t event, uint32_t id) const { return (flagsSet[event] >> id & 1u) != 0; }
     uint32_t queueEventsInFlight[kEventCount] = {};  // event IDs held by EnQue'd buffers
     DeferredWiden deferred[kMaxDeferred];  // the first deferredCount are live
     uint32_t deferredCount = 0;

@@ -69,7 +69,7 @@ inline void Materialize(float* dst, const uint16_t* src, uint32_t count, bool ha
 enum class Access {
     Read,          // reads the bytes: the deferred f32 elements among them are stored first
     ReadWidening,  // a reader that widens as it loads: a widening holding all its bytes stays deferred
-    Write,         // writes the bytes: also the elements whose bf16 source it overwrites are stored first
+    Write,         // writes the bytes: also the elements whose 16-bit source it overwrites are stored first
     Overwrite,     // a Cast that writes every byte before anything reads them: deferred elements there are dropped
 };
 inline bool Writes(Access use) { return use == Access::Write || use == Access::Overwrite; }

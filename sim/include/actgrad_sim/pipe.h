@@ -298,7 +298,7 @@ public:
     TEventID FetchEventID(HardEvent evt) {
         const actgrad_sim::BlockContext& ctx = actgrad_sim::Block("TPipe::FetchEventID");
         for (uint32_t id = 0; id < ctx.soc().eventIds; ++id)
-            if (!(ctx.flagsSet[int(evt)] >> id & 1u)) return TEventID(id);
+            if (!ctx.FlagIsSet(uint32_t(evt), id)) return TEventID(id);
         actgrad_sim::Fail(actgrad_sim::ErrorKind::QueueProtocol, "TPipe::FetchEventID", "every event ID of event ",
                           int(evt), " is set and not yet waited for");
     }

@@ -35,7 +35,7 @@ inline void CheckFlagsDrained() {
     BlockContext& ctx = *tlBlock;
     for (int e = 0; e < kEventCount; ++e)
         for (uint32_t id = 0; id < kMaxEventIds; ++id)
-            if (ctx.flagsSet[e] >> id & 1u)
+            if (ctx.FlagIsSet(uint32_t(e), id))
                 Fail(ErrorKind::MissingSync, "kernel end", "SetFlag on event ", e, " ID ", id, " was never waited for");
 }
 
@@ -46,22 +46,20 @@ namespace AscendC {
 template <HardEvent event>
 void SetFlag(int32_t eventID) {
     actgrad_sim::BlockContext& ctx = actgrad_sim::FlagBlock(event, eventID, "SetFlag");
-    uint8_t& set = ctx.flagsSet[int(event)];
-    if (set >> eventID & 1u)
+    if (ctx.FlagIsSet(uint32_t(event), uint32_t(eventID)))
         actgrad_sim::Fail(actgrad_sim::ErrorKind::MissingSync, "SetFlag", "event ", int(event), " ID ", eventID,
                           " is set twice without a WaitFlag in between");
-    set = uint8_t(set | 1u << eventID);
+    ctx.flagsSet[int(event)] = uint8_t(ctx.flagsSet[int(event)] | 1u << eventID);
     ctx.flagSeq[int(event)][eventID] = ctx.seq;
 }
 
 template <HardEvent event>
 void WaitFlag(int32_t eventID) {
     actgrad_sim::BlockContext& ctx = actgrad_sim::FlagBlock(event, eventID, "WaitFlag");
-    uint8_t& set = ctx.flagsSet[int(event)];
-    if (!(set >> eventID & 1u))
+    if (!ctx.FlagIsSet(uint32_t(event), uint32_t(eventID)))
         actgrad_sim::Fail(actgrad_sim::ErrorKind::MissingSync, "WaitFlag", "event ", int(event), " ID ", eventID,
                           " was never set (the NPU would hang)");
-    set = uint8_t(set & ~(1u << eventID));
+    ctx.flagsSet[int(event)] = uint8_t(ctx.flagsSet[int(event)] & ~(1u << eventID));
     uint64_t& synced = ctx.synced[int(event)];
     synced = std::max(synced, ctx.flagSeq[int(event)][eventID]);
 }
