@@ -9,35 +9,35 @@
 namespace ge {
 
 // y = grad if min_val < result < max_val else 0
-REG_OP(HardtanhGrad)
+REG_OP(ActgradHardtanhGrad)
     .INPUT(result, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .INPUT(grad, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .ATTR(min_val, Float, -1.0)
     .ATTR(max_val, Float, 1.0)
-    .OP_END_FACTORY_REG(HardtanhGrad)
+    .OP_END_FACTORY_REG(ActgradHardtanhGrad)
 
 // out = grad_output*alpha if 0 < alpha*self + beta < 1 else 0 (band bounds computed in double)
-REG_OP(HardsigmoidBackward)
+REG_OP(ActgradHardsigmoidBackward)
     .INPUT(grad_output, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .INPUT(self, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OUTPUT(out, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .ATTR(alpha, Float, 0.16666666666666666)
     .ATTR(beta, Float, 0.5)
-    .OP_END_FACTORY_REG(HardsigmoidBackward)
+    .OP_END_FACTORY_REG(ActgradHardsigmoidBackward)
 
 // diff_src = diff_dst if min < src_or_dst < max else 0
-REG_OP(ClampBackward)
+REG_OP(ActgradClampBackward)
     .INPUT(src_or_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .REQUIRED_ATTR(min, Float)
     .REQUIRED_ATTR(max, Float)
     .ATTR(use_dst, Bool, true)
-    .OP_END_FACTORY_REG(ClampBackward)
+    .OP_END_FACTORY_REG(ActgradClampBackward)
 
 // x <= 0: diff_dst*input_scale*(x + alpha*scale) (dst) or diff_dst*input_scale*alpha*scale*exp(x*input_scale) (src); else diff_dst*scale
-REG_OP(EluBackward)
+REG_OP(ActgradEluBackward)
     .INPUT(src_or_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
@@ -45,16 +45,16 @@ REG_OP(EluBackward)
     .ATTR(use_dst, Bool, true)
     .ATTR(scale, Float, 1.0)
     .ATTR(input_scale, Float, 1.0)
-    .OP_END_FACTORY_REG(EluBackward)
+    .OP_END_FACTORY_REG(ActgradEluBackward)
 
 // diff_src = diff_dst if beta*src > threshold else diff_dst*sigmoid(beta*src)
-REG_OP(SoftPlusBackward)
+REG_OP(ActgradSoftPlusBackward)
     .INPUT(src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .ATTR(beta, Float, 1.0)
     .ATTR(threshold, Float, std::numeric_limits<float>::infinity())
-    .OP_END_FACTORY_REG(SoftPlusBackward)
+    .OP_END_FACTORY_REG(ActgradSoftPlusBackward)
 
 }  // namespace ge
 

@@ -1,5 +1,5 @@
 // Generated from python/actgrad/spec.py by scripts/gen_ops.py; do not edit, rerun the script.
-// Compiled only by the CANN package build (scripts/build_npu_package.sh), never by setup.py.
+// Compiled only by the CANN package build (build.sh, op_host/CMakeLists.txt), never by setup.py.
 #include <limits>
 
 #include "register/op_def_registry.h"
@@ -8,38 +8,38 @@
 
 namespace optiling {
 
-static ge::graphStatus HardtanhGradTilingFunc(gert::TilingContext* context)
+static ge::graphStatus ActgradHardtanhGradTilingFunc(gert::TilingContext* context)
 {
     static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "HardtanhGrad", kAttrKinds,
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardtanhGrad", kAttrKinds,
                                                    sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
 }
 
-static ge::graphStatus HardsigmoidBackwardTilingFunc(gert::TilingContext* context)
+static ge::graphStatus ActgradHardsigmoidBackwardTilingFunc(gert::TilingContext* context)
 {
     static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "HardsigmoidBackward", kAttrKinds,
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardsigmoidBackward", kAttrKinds,
                                                    sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
 }
 
-static ge::graphStatus ClampBackwardTilingFunc(gert::TilingContext* context)
+static ge::graphStatus ActgradClampBackwardTilingFunc(gert::TilingContext* context)
 {
     static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kBool};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ClampBackward", kAttrKinds,
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradClampBackward", kAttrKinds,
                                                    sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
 }
 
-static ge::graphStatus EluBackwardTilingFunc(gert::TilingContext* context)
+static ge::graphStatus ActgradEluBackwardTilingFunc(gert::TilingContext* context)
 {
     static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kBool, actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "EluBackward", kAttrKinds,
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradEluBackward", kAttrKinds,
                                                    sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
 }
 
-static ge::graphStatus SoftPlusBackwardTilingFunc(gert::TilingContext* context)
+static ge::graphStatus ActgradSoftPlusBackwardTilingFunc(gert::TilingContext* context)
 {
     static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "SoftPlusBackward", kAttrKinds,
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSoftPlusBackward", kAttrKinds,
                                                    sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
 }
 
@@ -48,9 +48,9 @@ static ge::graphStatus SoftPlusBackwardTilingFunc(gert::TilingContext* context)
 namespace ops {
 
 // y = grad if min_val < result < max_val else 0
-class HardtanhGrad : public OpDef {
+class ActgradHardtanhGrad : public OpDef {
 public:
-    explicit HardtanhGrad(const char* name) : OpDef(name)
+    explicit ActgradHardtanhGrad(const char* name) : OpDef(name)
     {
         this->Input("result")
             .ParamType(REQUIRED)
@@ -69,17 +69,17 @@ public:
         this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
             .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
         this->AICore()
-            .SetTiling(optiling::HardtanhGradTilingFunc)
+            .SetTiling(optiling::ActgradHardtanhGradTilingFunc)
             .AddConfig("ascend910b")
             .AddConfig("ascend910_93");
     }
 };
-OP_ADD(HardtanhGrad);
+OP_ADD(ActgradHardtanhGrad);
 
 // out = grad_output*alpha if 0 < alpha*self + beta < 1 else 0 (band bounds computed in double)
-class HardsigmoidBackward : public OpDef {
+class ActgradHardsigmoidBackward : public OpDef {
 public:
-    explicit HardsigmoidBackward(const char* name) : OpDef(name)
+    explicit ActgradHardsigmoidBackward(const char* name) : OpDef(name)
     {
         this->Input("grad_output")
             .ParamType(REQUIRED)
@@ -98,17 +98,17 @@ public:
         this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
             .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
         this->AICore()
-            .SetTiling(optiling::HardsigmoidBackwardTilingFunc)
+            .SetTiling(optiling::ActgradHardsigmoidBackwardTilingFunc)
             .AddConfig("ascend910b")
             .AddConfig("ascend910_93");
     }
 };
-OP_ADD(HardsigmoidBackward);
+OP_ADD(ActgradHardsigmoidBackward);
 
 // diff_src = diff_dst if min < src_or_dst < max else 0
-class ClampBackward : public OpDef {
+class ActgradClampBackward : public OpDef {
 public:
-    explicit ClampBackward(const char* name) : OpDef(name)
+    explicit ActgradClampBackward(const char* name) : OpDef(name)
     {
         this->Input("src_or_dst")
             .ParamType(REQUIRED)
@@ -128,17 +128,17 @@ public:
         this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
             .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
         this->AICore()
-            .SetTiling(optiling::ClampBackwardTilingFunc)
+            .SetTiling(optiling::ActgradClampBackwardTilingFunc)
             .AddConfig("ascend910b")
             .AddConfig("ascend910_93");
     }
 };
-OP_ADD(ClampBackward);
+OP_ADD(ActgradClampBackward);
 
 // x <= 0: diff_dst*input_scale*(x + alpha*scale) (dst) or diff_dst*input_scale*alpha*scale*exp(x*input_scale) (src); else diff_dst*scale
-class EluBackward : public OpDef {
+class ActgradEluBackward : public OpDef {
 public:
-    explicit EluBackward(const char* name) : OpDef(name)
+    explicit ActgradEluBackward(const char* name) : OpDef(name)
     {
         this->Input("src_or_dst")
             .ParamType(REQUIRED)
@@ -159,17 +159,17 @@ public:
         this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
             .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
         this->AICore()
-            .SetTiling(optiling::EluBackwardTilingFunc)
+            .SetTiling(optiling::ActgradEluBackwardTilingFunc)
             .AddConfig("ascend910b")
             .AddConfig("ascend910_93");
     }
 };
-OP_ADD(EluBackward);
+OP_ADD(ActgradEluBackward);
 
 // diff_src = diff_dst if beta*src > threshold else diff_dst*sigmoid(beta*src)
-class SoftPlusBackward : public OpDef {
+class ActgradSoftPlusBackward : public OpDef {
 public:
-    explicit SoftPlusBackward(const char* name) : OpDef(name)
+    explicit ActgradSoftPlusBackward(const char* name) : OpDef(name)
     {
         this->Input("src")
             .ParamType(REQUIRED)
@@ -188,11 +188,11 @@ public:
         this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
             .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
         this->AICore()
-            .SetTiling(optiling::SoftPlusBackwardTilingFunc)
+            .SetTiling(optiling::ActgradSoftPlusBackwardTilingFunc)
             .AddConfig("ascend910b")
             .AddConfig("ascend910_93");
     }
 };
-OP_ADD(SoftPlusBackward);
+OP_ADD(ActgradSoftPlusBackward);
 
 }  // namespace ops

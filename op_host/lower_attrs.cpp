@@ -156,17 +156,12 @@ struct OpLowering {
     void (*lower)(const Attrs&, ElementwiseGradTiling&);
 };
 
+// Lower<KnownAs> for every operator of the spec: one without its lowering above fails to compile here.
 const OpLowering kLowerings[] = {
-    {"HardtanhGrad", LowerHardtanhGrad},
-    {"HardsigmoidBackward", LowerHardsigmoidBackward},
-    {"ClampBackward", LowerClampBackward},
-    {"EluBackward", LowerEluBackward},
-    {"SoftPlusBackward", LowerSoftPlusBackward},
+#define ACTGRAD_OP(OpType, kernel, Functor, KnownAs) {#OpType, Lower##KnownAs},
+#include "op_registry.inc"
+#undef ACTGRAD_OP
 };
-
-// an operator of the spec (kAttrChecks is generated from it) without a lowering here fails to compile
-static_assert(sizeof(kLowerings) / sizeof(kLowerings[0]) == sizeof(kAttrChecks) / sizeof(kAttrChecks[0]),
-              "every operator of python/actgrad/spec.py needs a lowering in kLowerings");
 
 template <typename Entry, size_t N>
 const Entry& Find(const Entry (&table)[N], const std::string& opType) {
@@ -190,7 +185,7 @@ void LowerAttrs(const std::string& opType, const double* attrs, size_t count, El
 }
 
 FunctorNeeds FunctorNeedsOf(const std::string& opType) {
-#define ACTGRAD_OP(OpType, name, Functor) \
+#define ACTGRAD_OP(OpType, kernel, Functor, KnownAs) \
     if (opType == #OpType) return k##Functor##Needs;
 #include "op_registry.inc"
 #undef ACTGRAD_OP

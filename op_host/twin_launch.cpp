@@ -4,7 +4,7 @@
 
 #include "lower_attrs.h"
 
-#define ACTGRAD_OP(OpType, name, Functor) extern "C" void name(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
+#define ACTGRAD_OP(OpType, kernel, Functor, KnownAs) extern "C" void kernel(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 #include "op_registry.inc"
 #undef ACTGRAD_OP
 
@@ -20,7 +20,7 @@ struct TwinKernel {
 };
 
 const TwinKernel kKernels[] = {
-#define ACTGRAD_OP(OpType, name, Functor) {#OpType, #name, &name},
+#define ACTGRAD_OP(OpType, kernel, Functor, KnownAs) {#OpType, #kernel, &kernel},
 #include "op_registry.inc"
 #undef ACTGRAD_OP
 };

@@ -118,7 +118,7 @@ __aicore__ inline void RunTyped(GM_ADDR saved, GM_ADDR grad, GM_ADDR out, const 
 
 template <typename Functor>
 __aicore__ inline void RunElementwiseGrad(GM_ADDR saved, GM_ADDR grad, GM_ADDR out, GM_ADDR tiling) {
-    REGISTER_TILING_DEFAULT(ElementwiseGradTiling);
+    REGISTER_TILING_DEFAULT(actgrad::ElementwiseGradTiling);
     GET_TILING_DATA(t, tiling);
     AscendC::SetSaturationFlag<AscendC::SaturationMode::FLOAT>(false);
     AscendC::SetSaturationFlag<AscendC::SaturationMode::CAST>(false);

@@ -9,8 +9,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GEN_OPS = ROOT / "scripts" / "gen_ops.py"
 GENERATED = ["README.md", "framework/actgrad_ops_proto.h", "op_host/actgrad_op_def.cpp", "op_host/op_registry.inc",
-             "op_host/attr_checks.inc", "op_host/npu/aclnn_calls.inc", "op_kernel/hardtanh_grad.cpp", "op_kernel/hardsigmoid_backward.cpp",
-             "op_kernel/clamp_backward.cpp", "op_kernel/elu_backward.cpp", "op_kernel/soft_plus_backward.cpp"]
+             "op_host/attr_checks.inc", "op_host/npu/aclnn_calls.inc", "op_kernel/actgrad_hardtanh_grad.cpp",
+             "op_kernel/actgrad_hardsigmoid_backward.cpp", "op_kernel/actgrad_clamp_backward.cpp",
+             "op_kernel/actgrad_elu_backward.cpp", "op_kernel/actgrad_soft_plus_backward.cpp"]
 
 
 def gen_ops(*args):
@@ -26,17 +27,17 @@ def test_check_lists_stale_files_and_a_rerun_fixes_them(tmp_path):
     for path in GENERATED:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / path, tmp_path / path)
-    kernel = tmp_path / "op_kernel" / "hardtanh_grad.cpp"
+    kernel = tmp_path / "op_kernel" / "actgrad_hardtanh_grad.cpp"
     kernel.write_text(kernel.read_text() + "// edited by hand\n")
     (tmp_path / "op_host" / "op_registry.inc").unlink()
 
     result = gen_ops("--check", "--root", str(tmp_path))
     assert result.returncode == 1
-    assert result.stdout.splitlines() == ["stale: op_host/op_registry.inc", "stale: op_kernel/hardtanh_grad.cpp"]
+    assert result.stdout.splitlines() == ["stale: op_host/op_registry.inc", "stale: op_kernel/actgrad_hardtanh_grad.cpp"]
 
     assert gen_ops("--root", str(tmp_path)).returncode == 0
     assert gen_ops("--check", "--root", str(tmp_path)).returncode == 0
-    assert kernel.read_text() == (ROOT / "op_kernel" / "hardtanh_grad.cpp").read_text()
+    assert kernel.read_text() == (ROOT / "op_kernel" / "actgrad_hardtanh_grad.cpp").read_text()
 
 
 def test_readme_outside_the_markers_is_kept(tmp_path):
@@ -89,7 +90,7 @@ def test_ge_prototypes_match_the_spec():
 
 def test_kernel_entries_take_ir_order_and_pass_saved_then_grad():
     for op in _load_spec().OPS:
-        text = (ROOT / "op_kernel" / f"{op.name}.cpp").read_text()
+        text = (ROOT / "op_kernel" / f"{op.kernel_name}.cpp").read_text()
         params = ", ".join(f"GM_ADDR {n}" for n in (*op.inputs, op.output, "workspace", "tiling"))
-        assert f'extern "C" __global__ __aicore__ void {op.name}({params})' in text
+        assert f'extern "C" __global__ __aicore__ void {op.kernel_name}({params})' in text
         assert f"RunElementwiseGrad<actgrad::{op.functor}>({op.saved}, {op.grad}, {op.output}, tiling);" in text

@@ -13,8 +13,8 @@ def test_stats_match_tiling(numel, dtype):
     x = torch.randn(numel).to(dtype)
     g = torch.randn(numel).to(dtype)
     out = torch.empty_like(x)
-    stats = _C.launch("HardtanhGrad", x, g, out, [-1.0, 1.0], "Ascend910B2", 0, True)
-    plan = _C.tiling("HardtanhGrad", numel, str(dtype).removeprefix("torch."), "Ascend910B2")
+    stats = _C.launch("ActgradHardtanhGrad", x, g, out, [-1.0, 1.0], "Ascend910B2", 0, True)
+    plan = _C.tiling("ActgradHardtanhGrad", numel, str(dtype).removeprefix("torch."), "Ascend910B2")
     size = x.element_size()
 
     assert stats["block_dim"] == plan["block_dim"] == len(stats["blocks"])
@@ -31,12 +31,12 @@ def test_stats_match_tiling(numel, dtype):
 
 def test_stats_only_when_asked():
     x = torch.randn(100)
-    assert _C.launch("HardtanhGrad", x, x, torch.empty_like(x), [-1.0, 1.0], "Ascend910B2") is None
+    assert _C.launch("ActgradHardtanhGrad", x, x, torch.empty_like(x), [-1.0, 1.0], "Ascend910B2") is None
 
 
 def test_block_ranges_are_aligned_and_balanced():
     plan = actgrad.tiling("hardtanh_grad", (48 * 4096 + 1,), torch.float32)
-    raw = _C.tiling("HardtanhGrad", 48 * 4096 + 1, "float32", "Ascend910B2")
+    raw = _C.tiling("ActgradHardtanhGrad", 48 * 4096 + 1, "float32", "Ascend910B2")
     starts = [b["start"] for b in raw["blocks"]]
     lengths = [b["length"] for b in raw["blocks"]]
     assert all(s * 4 % 32 == 0 for s in starts)
@@ -49,7 +49,7 @@ def test_small_launches_stay_on_the_calling_thread(numel):
     # as ATen's elementwise kernels: below its grain size (32768 elements) no worker is woken
     x = torch.randn(numel)
     out = torch.empty_like(x)
-    stats = _C.launch("HardtanhGrad", x, x, out, [-1.0, 1.0], "Ascend910B2", 0, True)
+    stats = _C.launch("ActgradHardtanhGrad", x, x, out, [-1.0, 1.0], "Ascend910B2", 0, True)
     expected = 1 if numel < 32768 else min(torch.get_num_threads(), stats["block_dim"])
     assert stats["threads"] == expected
     assert torch.equal(out, torch.ops.aten.hardtanh_backward(x, x, -1.0, 1.0))

@@ -104,7 +104,7 @@ def assert_package_not_visible(errors: dict[str, str], custom_opp_path: str) -> 
     for message in errors.values():
         assert message.startswith("actgrad's NPU bridge actgrad._npu is built, but torch_npu cannot see actgrad's "
                                   "CANN operator package"), message
-        assert (f"no op_api/lib/libcust_opapi.so exporting aclnnHardtanhGrad is in a vendor directory on "
+        assert (f"no op_api/lib/libcust_opapi.so exporting aclnnActgradHardtanhGrad is in a vendor directory on "
                 f"ASCEND_CUSTOM_OPP_PATH ({custom_opp_path})") in message
         assert "source <install dir>/vendors/actgrad/bin/set_env.bash" in message
         assert message.endswith(npu.BUILD_STEPS)

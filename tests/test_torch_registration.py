@@ -469,7 +469,7 @@ def test_aten_elu_is_result_with_negative_alpha_raises_like_pytorch():
 def test_tiling_record():
     t = actgrad.tiling("hardtanh_grad", (64, 1024), torch.float16, soc="Ascend910B2")
     assert isinstance(t, actgrad.Tiling)
-    assert (t.op_type, t.soc, t.dtype, t.numel) == ("HardtanhGrad", "Ascend910B2", "float16", 65536)
+    assert (t.op_type, t.soc, t.dtype, t.numel) == ("ActgradHardtanhGrad", "Ascend910B2", "float16", 65536)
     # the blocks cover the elements in order, each in ceil(length / tile_length) tiles
     assert len(t.blocks) == t.block_dim > 1
     assert t.blocks[0].start == 0 and t.blocks[-1].start + t.blocks[-1].length == 65536
@@ -479,11 +479,11 @@ def test_tiling_record():
         assert b.tiles == -(-b.length // t.tile_length) and b.tail == b.length - (b.tiles - 1) * t.tile_length
         assert b.start % t.unit_elems == 0
     assert 0 < t.ub_bytes_used <= t.ub_bytes_available
-    assert str(t).startswith(f"HardtanhGrad float16[65536] on Ascend910B2: {t.block_dim} blocks")
+    assert str(t).startswith(f"ActgradHardtanhGrad float16[65536] on Ascend910B2: {t.block_dim} blocks")
     with pytest.raises(AttributeError):
         t.block_dim = 2  # frozen
     # the same record by OpType, torch.Size and dtype name
-    assert actgrad.tiling("HardtanhGrad", torch.Size([64, 1024]), "float16", soc="Ascend910B2") == t
+    assert actgrad.tiling("ActgradHardtanhGrad", torch.Size([64, 1024]), "float16", soc="Ascend910B2") == t
 
 
 def test_tiling_rejects_unknown_arguments():
@@ -582,7 +582,7 @@ def test_npu_registration_with_the_bridge(monkeypatch):
     by_name = {c[1]: c for c in calls}
     assert sorted(by_name) == sorted(op.name for op in OPS)
     elu = by_name["elu_backward"]
-    assert elu[:5] == ("actgrad", "elu_backward", "EluBackward", ["src_or_dst", "diff_dst"], 0)
+    assert elu[:5] == ("actgrad", "elu_backward", "ActgradEluBackward", ["src_or_dst", "diff_dst"], 0)
     assert elu[5] == [("alpha", False, False), ("use_dst", True, False), ("scale", False, False),
                       ("input_scale", False, False)]
     assert by_name["soft_plus_backward"][5][1] == ("threshold", False, True)  # the inf default's stand-in

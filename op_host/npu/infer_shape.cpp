@@ -1,5 +1,5 @@
 // Graph-mode shape/dtype inference for the elementwise backward ops (CANN builds only).
-#include "npu/op_hooks.h"
+#include "op_hooks.h"  // file-relative: code generation compiles with -I<cann>/include only
 
 namespace actgrad {
 namespace npu {

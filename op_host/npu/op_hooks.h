@@ -1,5 +1,5 @@
 // The hooks every OpDef in op_host/actgrad_op_def.cpp (generated) registers. CANN builds only
-// (scripts/build_npu_package.sh); setup.py never compiles op_host/npu/.
+// (build.sh, op_host/CMakeLists.txt); setup.py never compiles op_host/npu/.
 #ifndef ACTGRAD_OP_HOST_NPU_OP_HOOKS_H_
 #define ACTGRAD_OP_HOST_NPU_OP_HOOKS_H_
 

@@ -4,11 +4,12 @@
 #include <cstring>
 #include <exception>
 
-#include "npu/op_hooks.h"
+// Includes are file-relative: CANN's code generation compiles this file with -I<cann>/include only.
+#include "op_hooks.h"
 #include "tiling/platform/platform_ascendc.h"
 
-#include "elementwise_tiling.h"
-#include "lower_attrs.h"
+#include "../elementwise_tiling.h"
+#include "../lower_attrs.h"
 
 namespace actgrad {
 namespace npu {
@@ -111,8 +112,7 @@ ge::graphStatus ElementwiseGradTilingFunc(gert::TilingContext* context, const ch
     }
     std::memcpy(raw->GetData(), &tiling, sizeof(tiling));
     raw->SetDataSize(sizeof(tiling));
-    context->SetBlockDim(tiling.blockDim);
-    context->SetTilingKey(tiling.dtype);
+    context->SetBlockDim(tiling.blockDim);  // no tiling key: one kernel binary per dtype, which reads tiling.dtype
     size_t* workspace = context->GetWorkspaceSizes(1);  // the kernel needs none of its own
     workspace[0] = platform.GetLibApiWorkSpaceSize();
     return ge::GRAPH_SUCCESS;

@@ -26,9 +26,9 @@ BUILD_HINT = "actgrad's NPU kernels are not built. " + BUILD_STEPS
 VENDOR = "actgrad"
 # npu/CMakeLists.txt's cust_opapi library: the aclnn<OpType> APIs that the bridge's EXEC_NPU_CMD looks up
 CUSTOM_OPAPI = Path("op_api", "lib", "libcust_opapi.so")
-# An API of this package that CANN's own libopapi lacks (HardtanhGrad's built-in is aclnnHardtanhBackward): a vendor
-# library naming it in its dynamic symbols is actgrad's, whatever its directory is called.
-PACKAGE_API = next(f"aclnn{op.op_type}" for op in OPS if op.aclnn != f"aclnn{op.op_type}")
+# Every aclnn API of this package is its own (spec.OP_TYPE_PREFIX): a vendor library naming the first in its dynamic
+# symbols is actgrad's, whatever its directory is called.
+PACKAGE_API = OPS[0].aclnn_api
 
 
 def torch_npu_available() -> bool:

@@ -16,6 +16,18 @@ from functools import cached_property
 DTYPES = ("float32", "float16", "bfloat16")
 MAX_RANK = 8
 
+# Every name this package registers with CANN carries this prefix: OpType ActgradHardtanhGrad, aclnn API
+# aclnnActgradHardtanhGrad, kernel entry actgrad_hardtanh_grad. CANN's built-in libraries already use the plain names
+# (HardtanhGrad is a built-in GE OpType, aclnnEluBackward a built-in aclnn API), and a custom package that registers
+# one of them shadows the built-in for every graph and every torch_npu call in the process
+# (tests/test_unique_names.py holds the names against CANN's lists).
+OP_TYPE_PREFIX = "Actgrad"
+
+
+def snake(pascal: str) -> str:
+    """Ascend C's file/kernel naming rule (msOpGen): HardtanhGrad -> hardtanh_grad."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", pascal).lower()
+
 
 # What a float attribute must be (Attr.valid), judged as float32 like the IR: a C++ condition and the error's
 # "expected ..." text.
@@ -54,7 +66,7 @@ class Rule:
 
 @dataclass(frozen=True)
 class OpSpec:
-    op_type: str  # GE OpType, PascalCase
+    known_as: str  # PascalCase name of the operation in oneDNN Graph / CANN; the op's names derive from it
     inputs: tuple[str, str]  # IR order
     saved: str  # which input holds the forward tensor the derivative is evaluated at
     output: str
@@ -63,15 +75,30 @@ class OpSpec:
     forward_tensor: str  # what the saved input is: forward input, output, or either (use_dst)
     formula: str  # one line, for the docs
     origin: str
-    aclnn: str
+    cann_builtin: str  # the CANN built-in aclnn API computing the same gradient, or "-"
     divergences: str
     rules: tuple[Rule, ...] = ()  # beyond each attribute's own `valid`
     dtypes: tuple[str, ...] = DTYPES
 
     @cached_property  # read on every call of the op
     def name(self) -> str:
-        """torch op / Python function name: snake_case of the OpType."""
-        return re.sub(r"(?<!^)(?=[A-Z])", "_", self.op_type).lower()
+        """torch op / Python function name: snake_case of known_as (hardtanh_grad)."""
+        return snake(self.known_as)
+
+    @property
+    def op_type(self) -> str:
+        """The GE OpType registered with CANN (ActgradHardtanhGrad); also the op's key in the twin."""
+        return OP_TYPE_PREFIX + self.known_as
+
+    @property
+    def aclnn_api(self) -> str:
+        """The aclnn API CANN generates from the OpDef (aclnn<OpType>)."""
+        return f"aclnn{self.op_type}"
+
+    @property
+    def kernel_name(self) -> str:
+        """The kernel entry symbol and op_kernel/<kernel_name>.cpp: snake_case of the OpType (msOpGen's rule)."""
+        return snake(self.op_type)
 
     @property
     def grad(self) -> str:
@@ -91,7 +118,7 @@ class OpSpec:
 
 OPS: tuple[OpSpec, ...] = (
     OpSpec(
-        op_type="HardtanhGrad",
+        known_as="HardtanhGrad",
         inputs=("result", "grad"),
         saved="result",
         output="y",
@@ -101,12 +128,12 @@ OPS: tuple[OpSpec, ...] = (
         forward_tensor="forward input (or output: the strict test gives the same answer)",
         formula="y = grad if min_val < result < max_val else 0",
         origin="CANN HardtanhGrad / aclnnHardtanhBackward",
-        aclnn="aclnnHardtanhBackward",
+        cann_builtin="aclnnHardtanhBackward",
         divergences="NaN in result or grad gives NaN (PyTorch: grad or 0 depending on position; CANN: grad). "
                     "min_val > max_val is accepted and gives zeros.",
     ),
     OpSpec(
-        op_type="HardsigmoidBackward",
+        known_as="HardsigmoidBackward",
         inputs=("grad_output", "self"),
         saved="self",
         output="out",
@@ -117,14 +144,14 @@ OPS: tuple[OpSpec, ...] = (
         forward_tensor="forward input",
         formula="out = grad_output*alpha if 0 < alpha*self + beta < 1 else 0 (band bounds computed in double)",
         origin="aclnnHardsigmoidBackward, alpha/beta as oneDNN HardSigmoidBackward",
-        aclnn="aclnnHardsigmoidBackward",
+        cann_builtin="aclnnHardsigmoidBackward",
         divergences="The band is decided on self against -beta/alpha and (1-beta)/alpha computed in double from the "
                     "float32 attributes, so the defaults switch exactly at +-3 (oneDNN's f32 alpha*s+beta test differs "
                     "at s = 2.9999998). "
                     "NaN gives NaN (PyTorch and CANN: 0; oneDNN: grad*alpha).",
     ),
     OpSpec(
-        op_type="ClampBackward",
+        known_as="ClampBackward",
         inputs=("src_or_dst", "diff_dst"),
         saved="src_or_dst",
         output="diff_src",
@@ -136,12 +163,12 @@ OPS: tuple[OpSpec, ...] = (
         forward_tensor="forward output (use_dst=true) or input",
         formula="diff_src = diff_dst if min < src_or_dst < max else 0",
         origin="oneDNN Graph ClampBackward",
-        aclnn="-",
+        cann_builtin="-",
         divergences="Select semantics: an infinite diff_dst outside the band gives 0 (oneDNN: NaN). NaN gives NaN "
                     "(oneDNN ref: 0). Both bounds exclusive, as oneDNN clip_v2 and PyTorch 2.13 hardtanh.",
     ),
     OpSpec(
-        op_type="EluBackward",
+        known_as="EluBackward",
         inputs=("src_or_dst", "diff_dst"),
         saved="src_or_dst",
         output="diff_src",
@@ -158,14 +185,14 @@ OPS: tuple[OpSpec, ...] = (
         formula="x <= 0: diff_dst*input_scale*(x + alpha*scale) (dst) or "
                 "diff_dst*input_scale*alpha*scale*exp(x*input_scale) (src); else diff_dst*scale",
         origin="oneDNN Graph EluBackward, extended with ATen's scale/input_scale",
-        aclnn="aclnnEluBackward",
+        cann_builtin="aclnnEluBackward",
         divergences="x = 0 takes the negative branch (as ATen and oneDNN). NaN gives NaN (ATen scalar path: grad*scale). "
                     "exp(x*input_scale) does not inherit the rounding of the f32 product x*input_scale (ATen's f32 "
                     "kernel does: up to about |x*input_scale| ulp). An infinite diff_dst where the f32 derivative is "
                     "exactly 0 (x + alpha*scale = 0, exp underflowed, a zero coefficient) gives 0 (ATen, oneDNN: NaN).",
     ),
     OpSpec(
-        op_type="SoftPlusBackward",
+        known_as="SoftPlusBackward",
         inputs=("src", "diff_dst"),
         saved="src",
         output="diff_src",
@@ -175,7 +202,7 @@ OPS: tuple[OpSpec, ...] = (
         forward_tensor="forward input",
         formula="diff_src = diff_dst if beta*src > threshold else diff_dst*sigmoid(beta*src)",
         origin="oneDNN Graph SoftPlusBackward, extended with ATen's threshold",
-        aclnn="aclnnSoftplusBackward",
+        cann_builtin="aclnnSoftplusBackward",
         divergences="Default threshold is +inf (oneDNN has none; ATen's softplus uses 20). sigmoid is evaluated in "
                     "the stable form, so far-negative inputs give the f32 value (oneDNN: exact 0 below -88.72). "
                     "sigmoid(beta*src) does not inherit the rounding of the f32 product beta*src (ATen's and oneDNN's "

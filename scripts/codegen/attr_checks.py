@@ -36,11 +36,11 @@ def _function(op) -> str:
     index = {a.name: i for i, a in enumerate(op.attrs)}
     body = "".join(f"    if (!({rule.holds})) a.Reject({index[rule.attr]}, {_cpp_string(rule.attr)}, {_message(rule)});\n"
                    for rule in op.checks)
-    return f"void Check{op.op_type}(const Attrs& a) {{\n{_declarations(op)}{body}}}\n"
+    return f"void Check{op.known_as}(const Attrs& a) {{\n{_declarations(op)}{body}}}\n"
 
 
 def render(spec) -> str:
     functions = "\n".join(_function(op) for op in spec.OPS)
-    table = "".join(f"    {{\"{op.op_type}\", {len(op.attrs)}, Check{op.op_type}}},\n" for op in spec.OPS)
+    table = "".join(f"    {{\"{op.op_type}\", {len(op.attrs)}, Check{op.known_as}}},\n" for op in spec.OPS)
     return (CPP_BANNER + "// Included by op_host/lower_attrs.cpp, which defines Attrs, IsNumber and IsFinite.\n\n"
             + functions + "\nconst AttrChecks kAttrChecks[] = {\n" + table + "};\n")

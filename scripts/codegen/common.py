@@ -2,18 +2,12 @@
 from __future__ import annotations
 
 import math
-import re
 
 BANNER = "Generated from python/actgrad/spec.py by scripts/gen_ops.py; do not edit, rerun the script."
 CPP_BANNER = f"// {BANNER}\n"
 
 # spec dtype name -> GE data type enumerator
 GE_DTYPES = {"float32": "DT_FLOAT", "float16": "DT_FLOAT16", "bfloat16": "DT_BF16"}
-
-
-def snake(pascal: str) -> str:
-    """Ascend C's file/kernel naming rule (msOpGen): HardtanhGrad -> hardtanh_grad."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", pascal).lower()
 
 
 def cpp_float(value: float) -> str:

@@ -1,24 +1,24 @@
 """The kernel entry points (op_kernel/<op>.cpp) and the per-op tables the C++ host code includes."""
 from __future__ import annotations
 
-from .common import CPP_BANNER, snake
+from .common import CPP_BANNER
 
 REGISTRY_PATH = "op_host/op_registry.inc"
 ACLNN_CALLS_PATH = "op_host/npu/aclnn_calls.inc"
 
 
 def kernel_path(op) -> str:
-    return f"op_kernel/{op.name}.cpp"
+    return f"op_kernel/{op.kernel_name}.cpp"
 
 
-def render_kernel(op) -> str:
+def render_kernel(spec, op) -> str:
     params = ", ".join(f"GM_ADDR {name}" for name in (*op.inputs, op.output, "workspace", "tiling"))
     return (
         CPP_BANNER
         + f"// {op.op_type}: {op.formula}\n"
         + "#include \"kernel_operator.h\"\n#include \"elementwise_grad.h\"\n"
-        + f"#include \"functors/{snake(op.functor)}.h\"\n\n"
-        + f"extern \"C\" __global__ __aicore__ void {op.name}({params})\n"
+        + f"#include \"functors/{spec.snake(op.functor)}.h\"\n\n"
+        + f"extern \"C\" __global__ __aicore__ void {op.kernel_name}({params})\n"
         + "{\n"
         + "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);\n"
         + f"    actgrad::RunElementwiseGrad<actgrad::{op.functor}>({op.saved}, {op.grad}, {op.output}, tiling);\n"
@@ -27,8 +27,10 @@ def render_kernel(op) -> str:
 
 
 def render_registry(spec) -> str:
-    """ACTGRAD_OP(OpType, op_name, Functor): the twin's operator table."""
-    return CPP_BANNER + "".join(f"ACTGRAD_OP({op.op_type}, {op.name}, {op.functor})\n" for op in spec.OPS)
+    """ACTGRAD_OP(OpType, kernel, Functor, KnownAs): the host's operator table (kernel entry, functor, and the
+    KnownAs that names the op's lowering and attribute checks in op_host/lower_attrs.cpp)."""
+    return CPP_BANNER + "".join(f"ACTGRAD_OP({op.op_type}, {op.kernel_name}, {op.functor}, {op.known_as})\n"
+                                for op in spec.OPS)
 
 
 def _aclnn_arg(attr, index: int) -> str:
@@ -47,5 +49,5 @@ def render_aclnn_calls(spec) -> str:
     lines = []
     for op in spec.OPS:
         args = ["in0", "in1", *(_aclnn_arg(a, i) for i, a in enumerate(op.attrs)), "out"]
-        lines.append(f"ACTGRAD_ACLNN_CALL({op.op_type}, aclnn{op.op_type}, {len(op.attrs)}, {', '.join(args)})\n")
+        lines.append(f"ACTGRAD_ACLNN_CALL({op.op_type}, {op.aclnn_api}, {len(op.attrs)}, {', '.join(args)})\n")
     return CPP_BANNER + "".join(lines)

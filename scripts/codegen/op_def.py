@@ -62,7 +62,7 @@ def _op_class(op) -> str:
 def render(spec) -> str:
     return (
         CPP_BANNER
-        + "// Compiled only by the CANN package build (scripts/build_npu_package.sh), never by setup.py.\n"
+        + "// Compiled only by the CANN package build (build.sh, op_host/CMakeLists.txt), never by setup.py.\n"
         + "#include <limits>\n\n#include \"register/op_def_registry.h\"\n\n#include \"npu/op_hooks.h\"\n\n"
         + "namespace optiling {\n\n" + "\n".join(_tiling_trampoline(op) for op in spec.OPS)
         + "\n}  // namespace optiling\n\n"

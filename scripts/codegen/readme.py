@@ -30,7 +30,7 @@ def _table(spec) -> str:
     for op in spec.OPS:
         inputs = ", ".join(f"`{n}`" for n in op.inputs)
         rows.append(f"| [`actgrad.{op.name}`](#{op.name}) | `{op.op_type}` | {inputs} | {_attrs_cell(op)} "
-                    f"| `{op.output}` | {op.aclnn} |")
+                    f"| `{op.output}` | {op.cann_builtin} |")
     return "\n".join(rows) + "\n"
 
 
@@ -51,9 +51,9 @@ def _section(op) -> str:
         f"- Attributes:\n{attrs}"
         f"- Dtypes: {', '.join(op.dtypes)} (one dtype for all tensors; float16/bfloat16 computed in float32).\n"
         f"- torch op: `torch.ops.actgrad.{op.name}` and `.out`; GE IR: "
-        f"`{op.op_type}({', '.join(op.inputs)}) -> {op.output}`; kernel `op_kernel/{op.name}.cpp`.\n"
-        f"- Origin: {op.origin}. CANN built-in counterpart: {op.aclnn}; this package's aclnn API: "
-        f"`aclnn{op.op_type}`.\n"
+        f"`{op.op_type}({', '.join(op.inputs)}) -> {op.output}`; kernel `op_kernel/{op.kernel_name}.cpp`.\n"
+        f"- Origin: {op.origin}. CANN built-in counterpart: {op.cann_builtin}; this package's aclnn API: "
+        f"`{op.aclnn_api}`.\n"
         f"- Divergences: {op.divergences}\n"
     )
 

@@ -1,10 +1,10 @@
 // Generated from python/actgrad/spec.py by scripts/gen_ops.py; do not edit, rerun the script.
-// ClampBackward: diff_src = diff_dst if min < src_or_dst < max else 0
+// ActgradClampBackward: diff_src = diff_dst if min < src_or_dst < max else 0
 #include "kernel_operator.h"
 #include "elementwise_grad.h"
 #include "functors/band_grad.h"
 
-extern "C" __global__ __aicore__ void clamp_backward(GM_ADDR src_or_dst, GM_ADDR diff_dst, GM_ADDR diff_src, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void actgrad_clamp_backward(GM_ADDR src_or_dst, GM_ADDR diff_dst, GM_ADDR diff_src, GM_ADDR workspace, GM_ADDR tiling)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
     actgrad::RunElementwiseGrad<actgrad::BandGrad>(src_or_dst, diff_dst, diff_src, tiling);

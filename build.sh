@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Builds actgrad's CANN operator package (an msOpGen-layout project: CMakeLists.txt, CMakePresets.json, op_host/,
+# op_kernel/) into build_out/custom_opp_<os>_<arch>.run: aclnn APIs, GE IR prototypes, tiling and the kernel
+# binaries of every operator for Atlas A2/A3. The CPU twin and the torch_npu bridge are built by pip (setup.py).
+set -euo pipefail
+
+CANN_MINIMUM=8.3  # find_package(ASC) and the npu_op_* functions this project's CMake uses
+usage() {
+    cat <<USAGE
+Usage: bash build.sh [--help]
+
+Builds build_out/custom_opp_<os>_<arch>.run with CANN $CANN_MINIMUM or later. Before: source <cann>/set_env.sh
+(it sets ASCEND_HOME_PATH). Then install the package and make it visible before Python starts:
+    build_out/custom_opp_<os>_<arch>.run --install-path=<dir>
+    source <dir>/vendors/actgrad/bin/set_env.bash
+Environment: ASCEND_HOME_PATH (required), CANN_VERSION (overrides the version read from the toolkit),
+PYTHON (default python3), MAX_JOBS (default: all cores).
+USAGE
+}
+fail() { echo "build.sh: $*" >&2; exit 2; }
+
+case "${1:-}" in
+    -h|--help) usage; exit 0 ;;
+    "") ;;
+    *) usage >&2; fail "unknown argument '$1'" ;;
+esac
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$ROOT"
+PYTHON="${PYTHON:-python3}"
+CANN="${ASCEND_HOME_PATH:-}"
+if [[ -z "$CANN" || ! -d "$CANN" ]]; then
+    what="not set"; [[ -z "$CANN" ]] || what="not a directory ('$CANN')"
+    fail "CANN not found: ASCEND_HOME_PATH is $what. Install the CANN \
+toolkit ($CANN_MINIMUM or later) and run 'source <cann>/set_env.sh' first. Nothing was built."
+fi
+
+# The toolkit's version: share/info/<package>/version.info (CANN 8.5 and later) or <arch>-linux/ascend_toolkit_install.info
+cann_version() {
+    local file
+    for file in "$CANN"/share/info/{asc-devkit,compiler,toolkit,runtime}/version.info "$CANN"/*-linux/ascend_toolkit_install.info \
+                "$CANN"/compiler/version.info; do
+        [[ -f "$file" ]] || continue
+        sed -n 's/^[Vv]ersion=\([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' "$file" | head -n 1
+        return 0
+    done
+}
+version="${CANN_VERSION:-$(cann_version)}"
+[[ -n "$version" ]] || fail "cannot tell the CANN version of $CANN (no share/info/*/version.info or \
+*-linux/ascend_toolkit_install.info with a 'version=' line). If it is $CANN_MINIMUM or later, rerun with CANN_VERSION=<x.y>."
+[[ "$version" =~ ^([0-9]+)\.([0-9]+) ]] || fail "CANN_VERSION '$version' is not a version like 9.0"
+IFS=. read -r want_major want_minor <<<"$CANN_MINIMUM"
+if (( BASH_REMATCH[1] < want_major || (BASH_REMATCH[1] == want_major && BASH_REMATCH[2] < want_minor) )); then
+    fail "CANN $version at $CANN is too old: actgrad's package needs CANN $CANN_MINIMUM or later (the ASC CMake modules)."
+fi
+[[ -f "$CANN/compiler/tikcpp/ascendc_kernel_cmake/asc-config.cmake" ]] || fail "CANN $version at $CANN has no \
+compiler/tikcpp/ascendc_kernel_cmake/asc-config.cmake (the ASC CMake modules): install the CANN toolkit, not only its runtime."
+
+command -v cmake >/dev/null || fail "cmake not found (3.19 or later is needed for CMakePresets.json)"
+# The package is built from the checked-in generated sources: they must match spec.py.
+"$PYTHON" scripts/gen_ops.py --check || fail "generated sources are stale: run '$PYTHON scripts/gen_ops.py'"
+
+echo "build.sh: CANN $version at $CANN; building for ascend910b and ascend910_93 into build_out/"
+cmake --preset=default -DASCEND_CANN_PACKAGE_PATH="$CANN" -DASCEND_PYTHON_EXECUTABLE="$(command -v "$PYTHON")"
+cmake --build build_out --target binary -j "${MAX_JOBS:-$(nproc)}"
+cmake --build build_out --target package -j "${MAX_JOBS:-$(nproc)}"
+
+run_file=$(ls build_out/custom_opp_*.run)
+echo "Built: $run_file"
+echo "Install: $run_file --install-path=<dir>, then 'source <dir>/vendors/actgrad/bin/set_env.bash' before Python starts."
