@@ -4,12 +4,10 @@
 #include <cstdint>
 
 // BlockRange and BlockTiles run in the kernel and in the host tiling. The NPU compiler takes an unqualified function
-// for a host function, so they are [host, aicore] where kernel_operator.h defines that qualifier (NPU kernel builds);
-// host compilers (the TilingFunc's, the twin's g++) have no execution spaces.
-#ifdef __host_aicore__
-#define ACTGRAD_HOST_AICORE __host_aicore__
-#else
-#define ACTGRAD_HOST_AICORE
+// for a host function, so they are __host_aicore__, which kernel_operator.h defines for NPU kernel builds ([host,
+// aicore]); host compilers (the TilingFunc's, the twin's g++) have no execution spaces, so it is empty there.
+#ifndef __host_aicore__
+#define __host_aicore__
 #endif
 
 namespace actgrad {
@@ -36,7 +34,7 @@ struct ElementwiseGradTiling {
 // The contiguous element range of block `b`: ranges are whole 32-byte units (so GM offsets stay aligned), only the
 // last block ends on a partial unit, and the extra units go to the last blocks, so that partial unit never makes the
 // sizes differ by more than one unit.
-ACTGRAD_HOST_AICORE inline void BlockRange(const ElementwiseGradTiling& t, uint64_t b, uint64_t& start, uint64_t& length) {
+__host_aicore__ inline void BlockRange(const ElementwiseGradTiling& t, uint64_t b, uint64_t& start, uint64_t& length) {
     const uint64_t firstExtra = t.blockDim - t.blocksWithExtraUnit;
     const uint64_t firstUnit = b * t.unitsPerBlock + (b > firstExtra ? b - firstExtra : 0);
     const uint64_t units = t.unitsPerBlock + (b >= firstExtra ? 1 : 0);
@@ -48,7 +46,7 @@ ACTGRAD_HOST_AICORE inline void BlockRange(const ElementwiseGradTiling& t, uint6
 
 // The tile loop of a block of `length` elements: `tiles` iterations, the last one `tail` elements long (a whole tile
 // when the length is a multiple of it; no iteration for an empty block).
-ACTGRAD_HOST_AICORE inline void BlockTiles(const ElementwiseGradTiling& t, uint64_t length, uint64_t& tiles, uint32_t& tail) {
+__host_aicore__ inline void BlockTiles(const ElementwiseGradTiling& t, uint64_t length, uint64_t& tiles, uint32_t& tail) {
     tiles = (length + t.tileLength - 1) / t.tileLength;
     tail = tiles == 0 ? 0 : uint32_t(length - (tiles - 1) * t.tileLength);
 }
