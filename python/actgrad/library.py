@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from . import _C, autograd, npu
+from . import _C, autograd, graph, npu
 from .meta_kernels import meta_kernels
 from .schema import NAMESPACE, functional_schema, kernel_spec, out_schema
 from .spec import OPS
@@ -29,3 +29,4 @@ for _op in OPS:
     _register(_op)
 autograd.register(lib, OPS)
 npu.register(lib)
+graph.register_torchair_converters()  # GE converters, when torchair is importable
