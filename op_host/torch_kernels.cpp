@@ -1,6 +1,8 @@
 #include "torch_kernels.h"
 
+#include <ATen/MemoryOverlap.h>
 #include <ATen/ops/empty_like.h>
+#include <c10/core/InferenceMode.h>
 #include <torch/library.h>
 
 #include <cmath>
@@ -57,6 +59,13 @@ void CheckOut(const std::string& fn, const at::Tensor& out, const at::Tensor& li
                 ", expected ", DtypeName(like.scalar_type()));
     TORCH_CHECK(out.device() == like.device(), fn, ": out is on ", out.device(), ", expected ", like.device());
     TORCH_CHECK(out.sizes() == like.sizes(), fn, ": out has shape ", out.sizes(), ", expected ", like.sizes());
+    // as ATen's out= functions refuse them (an inference tensor has no version counter for autograd to check)
+    TORCH_CHECK(!out.is_inference() || c10::InferenceMode::is_enabled(), fn,
+                ": out is an inference tensor (made under torch.inference_mode()), which cannot be written outside "
+                "inference mode; pass out.clone() or call inside torch.inference_mode()");
+    TORCH_CHECK(at::has_internal_overlap(out) != at::MemOverlap::Yes, fn,
+                ": out has elements that share memory (an expanded or overlapping view), so the result cannot be "
+                "written into it; pass a tensor with distinct elements, e.g. out.clone()");
 }
 
 // The attributes as the kernel takes them (python/actgrad/schema.py, attribute_values): schema order, bools as 0/1,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from . import _C, autograd, graph, npu
+from .math_bits import negative_view_out_kernel
 from .meta_kernels import meta_kernels
 from .schema import NAMESPACE, functional_schema, kernel_spec, out_schema
 from .spec import OPS
@@ -23,6 +24,7 @@ def _register(op) -> None:
     functional, out_variant = meta_kernels(op)
     lib.impl(op.name, functional, "Meta")
     lib.impl(f"{op.name}.out", out_variant, "Meta")
+    lib.impl(f"{op.name}.out", negative_view_out_kernel(getattr(torch.ops.actgrad, op.name)), "Negative")
 
 
 for _op in OPS:
