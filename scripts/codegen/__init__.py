@@ -16,6 +16,7 @@ def render_all(spec, root: Path) -> dict[str, str]:
         kernels.ACLNN_CALLS_PATH: kernels.render_aclnn_calls(spec),
     }
     files.update({kernels.kernel_path(op): kernels.render_kernel(spec, op) for op in spec.OPS})
+    files[readme.OPERATORS_DOC_PATH] = readme.render_operators_doc(spec)
     readme_file = root / readme.PATH
     files[readme.PATH] = readme.render(spec, readme_file.read_text() if readme_file.exists() else None)
     return files

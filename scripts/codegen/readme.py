@@ -1,9 +1,10 @@
-"""The operator table and per-operator sections of README.md, between the BEGIN/END markers."""
+"""The operator table of README.md (between the BEGIN/END markers) and docs/operators.md, one section per operator."""
 from __future__ import annotations
 
 from .common import BANNER
 
 PATH = "README.md"
+OPERATORS_DOC_PATH = "docs/operators.md"
 BEGIN = "<!-- BEGIN GENERATED OPERATORS -->"
 END = "<!-- END GENERATED OPERATORS -->"
 NEW_README = "## Operators\n\n{section}\n"
@@ -25,12 +26,13 @@ def _attrs_cell(op) -> str:
 
 
 def _table(spec) -> str:
-    rows = ["| Python function | GE OpType | inputs (IR order) | attrs (default) | output | CANN built-in counterpart |",
+    rows = ["| Python function | registered OpType | inputs (IR order) | attrs (default) | output | "
+            "CANN built-in counterpart |",
             "|---|---|---|---|---|---|"]
     for op in spec.OPS:
         inputs = ", ".join(f"`{n}`" for n in op.inputs)
-        rows.append(f"| [`actgrad.{op.name}`](#{op.name}) | `{op.op_type}` | {inputs} | {_attrs_cell(op)} "
-                    f"| `{op.output}` | {op.cann_builtin} |")
+        rows.append(f"| [`actgrad.{op.name}`]({OPERATORS_DOC_PATH}#{op.name}) | `{op.op_type}` | {inputs} "
+                    f"| {_attrs_cell(op)} | `{op.output}` | {op.cann_builtin} |")
     return "\n".join(rows) + "\n"
 
 
@@ -44,7 +46,7 @@ def _section(op) -> str:
     attrs = "".join(f"  - `{a.name}` ({a.type}, {'required' if a.required else 'default ' + _default(a)}): {a.doc}"
                     f"{_validity(op, a)}\n" for a in op.attrs)
     return (
-        f"### {op.name}\n\n"
+        f"## {op.name}\n\n"
         f"```python\nactgrad.{op.name}{python_signature(op)} -> Tensor\n```\n\n"
         f"- Formula: `{op.formula}`\n"
         f"- Forward tensor: `{op.saved}` is the {op.forward_tensor}; `{op.grad}` is the incoming gradient.\n"
@@ -59,8 +61,16 @@ def _section(op) -> str:
 
 
 def render_section(spec) -> str:
-    body = _table(spec) + "\n" + "\n".join(_section(op) for op in spec.OPS)
-    return f"{BEGIN}\n<!-- {BANNER} -->\n\n{body}{END}"
+    return f"{BEGIN}\n<!-- {BANNER} -->\n\n{_table(spec)}{END}"
+
+
+def render_operators_doc(spec) -> str:
+    """docs/operators.md: every operator's signature, formula, attributes and their checks, names and divergences."""
+    intro = ("The value contract every operator follows (NaN and infinity, rounding, accuracy) is in "
+             "[semantics.md](semantics.md); a divergence below is where an operator departs from PyTorch, oneDNN or "
+             "CANN.\n\n")
+    return (f"<!-- {BANNER} -->\n# actgrad operators\n\n{intro}"
+            + "\n".join(_section(op) for op in spec.OPS))
 
 
 def render(spec, current: str | None) -> str:
