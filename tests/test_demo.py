@@ -4,27 +4,58 @@ import sys
 
 from actgrad import demo
 
+DTYPE_NAMES = {"float32", "float16", "bfloat16"}
 
-def test_demo_passes_and_reports_every_case(capsys):
+
+def rows_by_call(lines: list[str]) -> dict[str, list[list[str]]]:
+    """{the call line printed for a case: its dtype rows, split}"""
+    rows, call = {}, None
+    for line in lines:
+        if line.startswith("actgrad."):
+            call = line.split("   vs ")[0]
+            rows[call] = []
+        elif call is not None and line.split()[:1] and line.split()[0] in DTYPE_NAMES:
+            rows[call].append(line.split())
+    return rows
+
+
+def test_demo_passes_and_reports_every_case_under_the_function_users_call(capsys):
     assert demo.main(["--batch", "8", "--features", "256"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    rows = [line.split() for line in lines if line.split()[:1] and line.split()[0] in
-            {"hardtanh", "hardsigmoid", "clamp", "elu", "selu", "softplus"}]
-    assert len(rows) == len(demo.CASES) * len(demo.DTYPES)
-    assert all("yes" in row for row in rows)
+    rows = rows_by_call(lines)
+    assert list(rows) == [case.call for case in demo.CASES]
+    assert all(call.startswith(f"actgrad.{case.op}(") for call, case in zip(rows, demo.CASES))
+    assert all(len(dtype_rows) == len(demo.DTYPES) and all("yes" in r for r in dtype_rows)
+               for dtype_rows in rows.values())
     assert lines[-1] == "All operators within the contract's tolerance."
 
 
+def test_demo_explains_its_columns_and_what_its_timings_are(capsys):
+    demo.main(["--batch", "2", "--features", "64"])
+    out = capsys.readouterr().out
+    for column in ("dtype", "reference", "max abs err", "max ulp", "twin ms", "torch ms", "blocks/tile"):
+        assert f"\n  {column} " in out, column
+    assert "not an NPU timing" in out
+
+
 def test_demo_reports_a_mismatch_with_exit_status_1(monkeypatch, capsys):
-    broken = demo.Case("hardtanh", "hardtanh_grad", lambda z: z, lambda s, g: 2 * g,
-                       demo.CASES[0].reference, exact=True)
+    broken = demo.Case("actgrad.hardtanh_grad(z, g)", "hardtanh_backward(g, z, -1, 1)", "hardtanh_grad",
+                       lambda z: z, lambda s, g: 2 * g, demo.CASES[0].reference, exact=True)
     monkeypatch.setattr(demo, "CASES", (broken,))
     assert demo.main(["--batch", "2", "--features", "64"]) == 1
-    assert "Outside tolerance: hardtanh/float32, hardtanh/float16, hardtanh/bfloat16" in capsys.readouterr().out
+    assert ("Outside tolerance: actgrad.hardtanh_grad(z, g) [float32], actgrad.hardtanh_grad(z, g) [float16], "
+            "actgrad.hardtanh_grad(z, g) [bfloat16]") in capsys.readouterr().out
 
 
-def test_demo_runs_as_a_module():
+def test_demo_runs_as_a_module_and_has_help():
     result = subprocess.run([sys.executable, "-m", "actgrad.demo", "--batch", "4", "--features", "128"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("MLP layer 4x128; twin SoC ")
+    assert result.stdout.startswith("Every actgrad operator on the activations z of an MLP layer (4x128)")
+    help_text = subprocess.run([sys.executable, "-m", "actgrad.demo", "--help"], capture_output=True, text=True)
+    assert help_text.returncode == 0
+    for option in ("--batch", "--features", "--seed"):
+        assert option in help_text.stdout
+    assert "rows of the layer's activations" in help_text.stdout
+    bad = subprocess.run([sys.executable, "-m", "actgrad.demo", "--batch", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--batch must be at least 1" in bad.stderr

@@ -6,6 +6,9 @@ Piecewise-linear operators (ELU's dst form among them) must equal PyTorch's back
 (PyTorch computes them in float32 and rounds once, as the contract does). ELU's src form and softplus are compared with PyTorch's backward evaluated
 in float64 and rounded once to the dtype, within the contract's 4 ulp (float32) / 1 ulp (float16, bfloat16).
 Exits with status 1 if any operator is outside its tolerance.
+
+Timings are of the CPU twin on this machine (the Ascend C kernels executed instruction by instruction on the CPU),
+next to PyTorch's CPU kernels: they say nothing about the speed on an NPU.
 """
 from __future__ import annotations
 
@@ -31,7 +34,8 @@ SOFTPLUS_THRESHOLD = 20.0  # torch.nn.Softplus's default
 
 @dataclass(frozen=True)
 class Case:
-    label: str
+    call: str  # what the user writes (z: the pre-activation, g: the upstream gradient)
+    torch_call: str  # the PyTorch function it is compared with
     op: str
     saved: Callable  # z -> the tensor the backward is evaluated at, in z's dtype
     run: Callable  # (saved, g) -> actgrad's result
@@ -40,22 +44,26 @@ class Case:
 
 
 CASES = (
-    Case("hardtanh", "hardtanh_grad", lambda z: z,
+    Case("actgrad.hardtanh_grad(z, g)", "hardtanh_backward(g, z, -1, 1)", "hardtanh_grad", lambda z: z,
          lambda s, g: actgrad.hardtanh_grad(s, g),
          lambda s, g: aten.hardtanh_backward(g, s, -1.0, 1.0), exact=True),
-    Case("hardsigmoid", "hardsigmoid_backward", lambda z: z,
+    Case("actgrad.hardsigmoid_backward(g, z)", "hardsigmoid_backward(g, z)", "hardsigmoid_backward", lambda z: z,
          lambda s, g: actgrad.hardsigmoid_backward(g, s),
          lambda s, g: aten.hardsigmoid_backward(g, s), exact=True),
-    Case("clamp (dst)", "clamp_backward", lambda z: z.clamp(CLAMP_MIN, CLAMP_MAX),
+    Case(f"actgrad.clamp_backward(z.clamp({CLAMP_MIN}, {CLAMP_MAX}), g, {CLAMP_MIN}, {CLAMP_MAX})",
+         f"hardtanh_backward(g, y, {CLAMP_MIN}, {CLAMP_MAX})", "clamp_backward", lambda z: z.clamp(CLAMP_MIN, CLAMP_MAX),
          lambda s, g: actgrad.clamp_backward(s, g, CLAMP_MIN, CLAMP_MAX),
          lambda s, g: aten.hardtanh_backward(g, s, CLAMP_MIN, CLAMP_MAX), exact=True),
-    Case("elu (dst)", "elu_backward", F.elu,
+    Case("actgrad.elu_backward(F.elu(z), g, 1.0)", "elu_backward(g, 1, 1, 1, is_result=True, y)", "elu_backward",
+         F.elu,
          lambda s, g: actgrad.elu_backward(s, g, 1.0),
          lambda s, g: aten.elu_backward(g, 1.0, 1.0, 1.0, True, s), exact=True),
-    Case("selu (src)", "elu_backward", lambda z: z,
+    Case(f"actgrad.elu_backward(z, g, {SELU_ALPHA:.4f}, use_dst=False, scale={SELU_SCALE:.4f})  (SELU)",
+         "elu_backward(g, alpha, scale, 1, False, z)", "elu_backward", lambda z: z,
          lambda s, g: actgrad.elu_backward(s, g, SELU_ALPHA, use_dst=False, scale=SELU_SCALE),
          lambda s, g: aten.elu_backward(g, SELU_ALPHA, SELU_SCALE, 1.0, False, s), exact=False),
-    Case("softplus", "soft_plus_backward", lambda z: z,
+    Case(f"actgrad.soft_plus_backward(z, g, 1.0, {SOFTPLUS_THRESHOLD})",
+         f"softplus_backward(g, z, 1, {SOFTPLUS_THRESHOLD})", "soft_plus_backward", lambda z: z,
          lambda s, g: actgrad.soft_plus_backward(s, g, 1.0, SOFTPLUS_THRESHOLD),
          lambda s, g: aten.softplus_backward(g, s, 1.0, SOFTPLUS_THRESHOLD), exact=False),
 )
@@ -88,7 +96,8 @@ def errors(got: torch.Tensor, want: torch.Tensor) -> tuple[float, int]:
 
 def best_milliseconds(fn, repeats: int = 5) -> float:
     """Best of `repeats` runs after a warm-up: the least disturbed by other work on the machine."""
-    fn()
+    for _ in range(2):
+        fn()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -106,7 +115,7 @@ def measure(case: Case, dtype, z: torch.Tensor, g: torch.Tensor) -> dict:
         want, tolerance = case.reference(saved.double(), grad.double()).to(dtype), TRANSCENDENTAL_ULP[dtype]
     max_abs, max_ulp = errors(got, want)
     tiling = actgrad.tiling(case.op, saved.shape, dtype, soc=TILING_SOC)
-    return {"op": case.label, "dtype": str(dtype).removeprefix("torch."),
+    return {"case": case, "dtype": str(dtype).removeprefix("torch."),
             "reference": "torch, same dtype" if case.exact else "torch f64, rounded",
             "max_abs": max_abs, "max_ulp": max_ulp, "tolerance": tolerance, "ok": max_ulp <= tolerance,
             "actgrad_ms": best_milliseconds(lambda: case.run(saved, grad)),
@@ -114,29 +123,49 @@ def measure(case: Case, dtype, z: torch.Tensor, g: torch.Tensor) -> dict:
             "blocks": tiling.block_dim, "tile": tiling.tile_length}
 
 
+COLUMNS = """Columns:
+  dtype        the dtype of z, g and the result
+  reference    what the result is compared with: PyTorch's backward in the same dtype (bit for bit), or in
+               float64 rounded once to the dtype (within the ulp tolerance)
+  max abs err  largest absolute difference from the reference
+  max ulp      largest difference in units in the last place; tol: the contract's tolerance; ok: within it
+  twin ms      actgrad's time on the CPU twin (best of 5 after warm-up): the CPU emulation, not an NPU timing
+  torch ms     PyTorch's CPU backward on the same tensors
+  blocks/tile  the launch's tiling on {soc}: vector-core blocks and elements per UB tile
+"""
+
+
 def print_table(rows: list[dict]) -> None:
-    header = (f"{'op':<12} {'dtype':<9} {'reference':<19} {'max abs err':>11} {'max ulp':>7} {'tol':>3} "
-              f"{'ok':<4} {'actgrad ms':>10} {'torch ms':>8} {'blocks':>6} {'tile':>6}")
+    header = (f"  {'dtype':<9} {'reference':<19} {'max abs err':>11} {'max ulp':>7} {'tol':>3} {'ok':<4} "
+              f"{'twin ms':>8} {'torch ms':>8} {'blocks':>6} {'tile':>6}")
     print(header)
-    print("-" * len(header))
+    case = None
     for r in rows:
-        print(f"{r['op']:<12} {r['dtype']:<9} {r['reference']:<19} {r['max_abs']:>11.3g} {r['max_ulp']:>7} "
-              f"{r['tolerance']:>3} {'yes' if r['ok'] else 'NO':<4} {r['actgrad_ms']:>10.2f} {r['torch_ms']:>8.3f} "
-              f"{r['blocks']:>6} {r['tile']:>6}")
+        if r["case"] is not case:
+            case = r["case"]
+            print(f"{case.call}   vs torch.ops.aten.{case.torch_call}")
+        print(f"  {r['dtype']:<9} {r['reference']:<19} {r['max_abs']:>11.3g} {r['max_ulp']:>7} {r['tolerance']:>3} "
+              f"{'yes' if r['ok'] else 'NO':<4} {r['actgrad_ms']:>8.2f} {r['torch_ms']:>8.3f} {r['blocks']:>6} "
+              f"{r['tile']:>6}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--features", type=int, default=1024)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch", type=int, default=64, help="rows of the layer's activations (default 64)")
+    parser.add_argument("--features", type=int, default=1024, help="columns of the layer's activations (default 1024)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random layer and gradient (default 0)")
     args = parser.parse_args(argv)
+    for name in ("batch", "features"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
 
     z, g = mlp_layer(args.batch, args.features, args.seed)
-    print(f"MLP layer {args.batch}x{args.features}; twin SoC {actgrad.default_soc()}; tiling shown for {TILING_SOC}\n")
+    print(f"Every actgrad operator on the activations z of an MLP layer ({args.batch}x{args.features}) and a random "
+          f"upstream gradient g,\nrun on the CPU twin as {actgrad.default_soc()} and compared with PyTorch.\n")
+    print(COLUMNS.format(soc=TILING_SOC))
     rows = [measure(case, dtype, z, g) for case in CASES for dtype in DTYPES]
     print_table(rows)
-    failed = [f"{r['op']}/{r['dtype']}" for r in rows if not r["ok"]]
+    failed = [f"{r['case'].call} [{r['dtype']}]" for r in rows if not r["ok"]]
     if failed:
         print(f"\nOutside tolerance: {', '.join(failed)}")
         return 1

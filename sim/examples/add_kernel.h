@@ -15,8 +15,12 @@ public:
         // 32-byte units split over the blocks; the last block also takes the remainder
         const uint32_t units = (t.totalLength + 7) / 8;
         const uint32_t perBlock = (units + AscendC::GetBlockNum() - 1) / AscendC::GetBlockNum();
-        const uint32_t start = std::min<uint32_t>(perBlock * AscendC::GetBlockIdx() * 8, t.totalLength);
-        length_ = std::min<uint32_t>(perBlock * 8, t.totalLength - start);
+        // plain conditionals, not std::min: the NPU-mode headers declare no std:: algorithms (and they are not
+        // __aicore__ functions)
+        const uint32_t begin = uint32_t(perBlock * AscendC::GetBlockIdx() * 8);
+        const uint32_t start = begin < t.totalLength ? begin : t.totalLength;
+        const uint32_t rest = t.totalLength - start;
+        length_ = perBlock * 8 < rest ? perBlock * 8 : rest;
         tileLength_ = t.tileLength;
         xGm_.SetGlobalBuffer((__gm__ float*)x + start, length_);
         yGm_.SetGlobalBuffer((__gm__ float*)y + start, length_);
@@ -27,7 +31,7 @@ public:
     }
     __aicore__ inline void Process() {
         for (uint32_t off = 0; off < length_; off += tileLength_) {
-            const uint32_t n = std::min(tileLength_, length_ - off);
+            const uint32_t n = tileLength_ < length_ - off ? tileLength_ : length_ - off;
             CopyIn(off, n);
             Compute(n);
             CopyOut(off, n);
