@@ -71,11 +71,12 @@ def cases(actgrad, x, g, out_a, out_t):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--numel", type=int, default=4 * 1024 * 1024)
-    ap.add_argument("--reps", type=int, default=15)
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--dtypes", type=dtype_list, default="float32,bfloat16")
-    ap.add_argument("--soc", default=None)
+    ap.add_argument("--numel", type=int, default=4 * 1024 * 1024, help="elements per tensor (default 4M)")
+    ap.add_argument("--reps", type=int, default=15, help="timed runs per operator and side; the median is reported")
+    ap.add_argument("--warmup", type=int, default=3, help="untimed runs before timing")
+    ap.add_argument("--dtypes", type=dtype_list, default="float32,bfloat16",
+                    help="comma-separated among float32, bfloat16, float16 (default float32,bfloat16)")
+    ap.add_argument("--soc", default=None, help="SoC profile the twin runs as (default: actgrad's default)")
     args = ap.parse_args()
 
     import actgrad  # noqa: PLC0415

@@ -72,13 +72,14 @@ class TorchAdd:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=16 * 1024 * 1024, help="elements (default 16M)")
-    ap.add_argument("--blocks", type=int, default=48)
+    ap.add_argument("--blocks", type=int, default=48, help="kernel blocks (default 48, the AIV cores of Ascend910B2)")
     ap.add_argument("--tile", type=int, default=8192, help="elements per tile (8192 fills the 192 KiB UB)")
     ap.add_argument("--runs", type=int, default=5, help="timed runs per round")
     ap.add_argument("--rounds", type=int, default=3, help="alternating twin/torch rounds")
     ap.add_argument("--threads", type=int, default=0, help="twin worker threads (0: hardware concurrency)")
-    ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
-    ap.add_argument("--sim-include", type=pathlib.Path, default=ROOT / "sim" / "include")
+    ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"), help="C++ compiler (default $CXX or g++)")
+    ap.add_argument("--sim-include", type=pathlib.Path, default=ROOT / "sim" / "include",
+                    help="the twin's headers (default sim/include)")
     args = ap.parse_args()
 
     tw_times: list[float] = []

@@ -39,3 +39,17 @@ def test_bench_ops_rejects_an_unknown_dtype_naming_the_argument():
                             capture_output=True, text=True)
     assert result.returncode == 2
     assert "--dtypes: unknown dtype bf16: expected names from float32, bfloat16, float16" in result.stderr
+
+
+@pytest.mark.parametrize("script", ["bench_ops.py", "bench_twin.py", "accuracy.py", "gen_ops.py",
+                                    "check_kernel_sources.py", "gen_cann_builtin_names.py"])
+def test_every_option_of_the_scripts_is_explained_by_help(script):
+    """--help prints usage (and runs nothing), with a description for every option."""
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / script), "--help"], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.split("options:\n", 1)[1].splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("  -"):
+            described = len(line.strip().split("  ")) > 1 or (i + 1 < len(lines) and lines[i + 1].startswith(" " * 8))
+            assert described, f"{script}: option without help: {line.strip()}"
