@@ -1,20 +1,33 @@
 """Builds actgrad: the Python package and actgrad._C, the CPU-twin backend (the Ascend C kernels of op_kernel/
-compiled with g++ against sim/). The NPU backend (CANN custom-op package + actgrad._npu) is built by
-scripts/build_npu_package.sh, and from here only where CANN and torch_npu are both present.
+compiled with g++ against sim/); and, where torch_npu is importable and ASCEND_HOME_PATH is a CANN toolkit,
+actgrad._npu, the bridge through which the NPU (PrivateUse1) kernels run the CANN package's aclnn APIs. The CANN
+package itself is built by `bash build.sh` (CANN 8.3 or later), never from here.
 
-Build without isolation so the extension compiles against the torch that is installed:
+Build without isolation so the extensions compile against the torch (and torch_npu) that is installed:
     pip install --no-build-isolation -e .
 """
 import glob
 import importlib.util
 import os
-import subprocess
 import sys
 
+import torch
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CppExtension
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+
+NPU_BRIDGE = "actgrad._npu"
+# The bridge and the twin's torch kernels it registers (tests/test_npu_bridge.py compiles these against stand-ins).
+NPU_BRIDGE_SOURCES = [
+    "op_host/torch_npu/aclnn_bridge.cpp",
+    "op_host/torch_npu/aclnn_call.cpp",
+    "op_host/torch_kernels.cpp",
+    "op_host/lower_attrs.cpp",
+]
+NPU_BRIDGE_RETRY = ("With torch_npu installed and CANN's set_env.sh sourced (ASCEND_HOME_PATH set), rerun "
+                    "`pip install -v --no-build-isolation -e .` in the repository root; -v shows the compiler output. "
+                    "`python -m actgrad.npu_check` says what else is missing.")
 
 
 def twin_extension():
@@ -37,25 +50,54 @@ def twin_extension():
     )
 
 
+def note(message: str) -> None:
+    print(f"actgrad setup.py: {message}", file=sys.stderr)  # pip shows it with -v
+
+
+def npu_bridge_extensions() -> list:
+    """[actgrad._npu] where torch_npu is importable and ASCEND_HOME_PATH is a CANN toolkit; otherwise [] and the
+    twin is all that is built."""
+    if importlib.util.find_spec("torch_npu") is None:
+        return []
+    cann = os.environ.get("ASCEND_HOME_PATH", "")
+    if not os.path.isfile(os.path.join(cann, "include", "aclnn", "acl_meta.h")):
+        note(f"torch_npu is installed but ASCEND_HOME_PATH ({cann or 'not set'}) is not a CANN toolkit with the aclnn "
+             f"headers (include/aclnn/acl_meta.h): {NPU_BRIDGE} is not built. {NPU_BRIDGE_RETRY}")
+        return []
+    try:
+        import torch_npu
+        from torch_npu.utils.cpp_extension import NpuExtension
+    except Exception as error:  # torch_npu fails to import in many ways without a working CANN (OSError, RuntimeError)
+        note(f"torch_npu does not import ({error!r}): {NPU_BRIDGE} is not built. {NPU_BRIDGE_RETRY}")
+        return []
+    torch_npu_dir = os.path.dirname(os.path.realpath(torch_npu.__file__))
+    # NpuExtension adds <torch_npu>/include and torch's include and library dirs, and links c10, torch, torch_cpu,
+    # torch_python and torch_npu; the ACL headers only in recent releases, and nothing of CANN.
+    return [NpuExtension(
+        NPU_BRIDGE,
+        NPU_BRIDGE_SOURCES,
+        # torch_npu's copy of the ACL headers first: its own headers include it by path, under the include guards
+        # CANN's use too; CANN's include/ for aclnn/acl_meta.h
+        include_dirs=[os.path.join(torch_npu_dir, "include", "third_party", "acl", "inc"),
+                      os.path.join(cann, "include")],
+        library_dirs=[os.path.join(cann, "lib64")],
+        libraries=["ascendcl", "nnopbase"],  # aclGetRecentErrMsg; aclCreateTensor, aclDestroyTensor
+        # the ABI of libtorch and libtorch_npu, whose std::string parameters the bridge passes
+        extra_compile_args=["-O3", f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}"],
+        optional=True,  # a failed bridge build leaves no file behind that an install must copy
+    )]
+
+
 class Build(BuildExtension):
-    NPU_BUILD_SCRIPT = os.path.join(ROOT, "scripts", "build_npu_package.sh")
-
-    def run(self):
-        super().run()
-        # NPU backend only where the toolkit and torch_npu exist; never a requirement of the twin
-        if os.environ.get("ASCEND_HOME_PATH") and importlib.util.find_spec("torch_npu") is not None:
-            self.build_npu_backend()
-
-    def build_npu_backend(self):
-        """Runs scripts/build_npu_package.sh; a failure only warns, so the twin still installs."""
-        # the bridge must be built for the Python this install is for, not whichever `python` is first on PATH
-        status = subprocess.call(["bash", self.NPU_BUILD_SCRIPT], env={**os.environ, "PYTHON": sys.executable})
-        if status != 0:  # pip shows this only with -v: the NPU ops themselves say what is missing when called
-            self.warn(f"actgrad's NPU backend was not built: {self.NPU_BUILD_SCRIPT} exited with status {status} "
-                      "(its output is above). The CPU twin is built and installs anyway; without the bridge or its "
-                      "package, the ops on NPU tensors raise an error saying what is missing. Fix the cause, then "
-                      "rerun the NPU build by hand, with CANN's set_env.sh sourced: "
-                      f"PYTHON=<the python that has torch_npu> bash {self.NPU_BUILD_SCRIPT}")
+    def build_extension(self, ext):
+        if ext.name != NPU_BRIDGE:
+            return super().build_extension(ext)
+        try:
+            super().build_extension(ext)
+        except Exception as error:  # compiler, linker or ninja: the bridge is optional, the twin installs regardless
+            self.warn(f"{NPU_BRIDGE} (the NPU bridge) was not built: {str(error).rstrip('.')}. The CPU twin is built "
+                      f"and installs; without the bridge, the operators on NPU tensors raise an error saying so. Fix "
+                      f"the cause (the compiler output is above). {NPU_BRIDGE_RETRY}")
 
 
 setup(
@@ -67,7 +109,7 @@ setup(
     python_requires=">=3.10",
     install_requires=["torch==2.13.0", "numpy"],
     extras_require={"npu": ["torch-npu==2.13.0"], "test": ["pytest", "numpy"]},
-    ext_modules=[twin_extension()],
+    ext_modules=[twin_extension(), *npu_bridge_extensions()],
     cmdclass={"build_ext": Build},
     zip_safe=False,
 )

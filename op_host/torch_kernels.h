@@ -1,5 +1,5 @@
 // The torch kernels of every operator (functional and .out) for a backend that runs the kernel: the CPU twin
-// (op_host/twin_torch.cpp) and the NPU (op_host/npu/aclnn_bridge.cpp). Registered from Python with the operator's
+// (op_host/twin_torch.cpp) and the NPU (op_host/torch_npu/aclnn_bridge.cpp). Registered from Python with the operator's
 // spec entry (python/actgrad/library.py, npu.py). C++ rather than Python kernels: a Python kernel cost about 40 us
 // per call, six times the twin's launch of a small tensor.
 #pragma once

@@ -9,9 +9,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GEN_OPS = ROOT / "scripts" / "gen_ops.py"
 GENERATED = ["README.md", "framework/actgrad_ops_proto.h", "op_host/actgrad_op_def.cpp", "op_host/op_registry.inc",
-             "op_host/attr_checks.inc", "op_host/npu/aclnn_calls.inc", "op_kernel/actgrad_hardtanh_grad.cpp",
+             "op_host/attr_checks.inc", "op_host/torch_npu/aclnn_calls.inc", "op_kernel/actgrad_hardtanh_grad.cpp",
              "op_kernel/actgrad_hardsigmoid_backward.cpp", "op_kernel/actgrad_clamp_backward.cpp",
-             "op_kernel/actgrad_elu_backward.cpp", "op_kernel/actgrad_soft_plus_backward.cpp"]
+             "op_kernel/actgrad_elu_backward.cpp", "op_kernel/actgrad_soft_plus_backward.cpp", "docs/operators.md"]
 
 
 def gen_ops(*args):

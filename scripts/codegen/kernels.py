@@ -4,7 +4,7 @@ from __future__ import annotations
 from .common import CPP_BANNER
 
 REGISTRY_PATH = "op_host/op_registry.inc"
-ACLNN_CALLS_PATH = "op_host/npu/aclnn_calls.inc"
+ACLNN_CALLS_PATH = "op_host/torch_npu/aclnn_calls.inc"
 
 
 def kernel_path(op) -> str:
@@ -35,14 +35,13 @@ def render_registry(spec) -> str:
 
 def _aclnn_arg(attr, index: int) -> str:
     # The bridge receives every attribute as a double (bools as 0.0/1.0, as for _C.launch); the generated aclnn API
-    # takes float attributes as double and bool attributes as bool, which the bridge keeps in flags[]. Every argument
-    # is an lvalue: EXEC_NPU_CMD binds them to non-const references.
-    return f"flags[{index}]" if attr.type == "bool" else f"attrs[{index}]"
+    # takes Float attributes as double and Bool attributes as bool, the types op_host/torch_npu/aclnn_call.h passes on.
+    return f"attrs[{index}] != 0.0" if attr.type == "bool" else f"attrs[{index}]"
 
 
 def render_aclnn_calls(spec) -> str:
-    """ACTGRAD_ACLNN_CALL(OpType, aclnn<OpType>, attribute count, args...): how the torch_npu bridge calls each
-    generated aclnn API.
+    """ACTGRAD_ACLNN_CALL(OpType, aclnn<OpType>, attribute count, args...): how the torch_npu bridge
+    (op_host/torch_npu/aclnn_bridge.cpp) calls each generated aclnn API.
 
     The custom package's aclnn API is named after the OpType and takes inputs, attributes, output in OpDef order.
     """

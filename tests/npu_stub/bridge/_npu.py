@@ -1,5 +1,5 @@
-"""Stand-in for the bridge module actgrad._npu (op_host/npu/aclnn_bridge.cpp), for tests/test_npu_bridge.py, which
-puts this directory on actgrad.__path__. register_kernels takes the real one's arguments and registers PrivateUse1
+"""Stand-in for the bridge module actgrad._npu (op_host/torch_npu/aclnn_bridge.cpp), for tests/test_npu_bridge.py,
+which puts this directory on actgrad.__path__. register_kernels takes the real one's arguments and registers PrivateUse1
 kernels that raise naming this stub, so a test sees whose kernel an operator dispatches to."""
 import torch
 

@@ -1,0 +1,192 @@
+#!/usr/bin/env python
+"""On-device acceptance of actgrad on an Ascend NPU, for the first run on real hardware. Builds nothing.
+
+1. The checks of `python -m actgrad.npu_check` (CANN, torch_npu, the installed package, the bridge, a device).
+2. Every operator of spec.OPS on NPU tensors, for float32, float16 and bfloat16, shapes 1, 31, 4096, 3x5x1027 and 1M,
+   with the default and non-default attributes, against the CPU twin on the same inputs: bit-exact for the
+   piecewise-linear forms (HardtanhGrad, HardsigmoidBackward, ClampBackward, EluBackward with use_dst=True); within
+   1 ulp (float16, bfloat16) or 4 ulp (float32) where the NPU evaluates exp or sigmoid (EluBackward with
+   use_dst=False, SoftPlusBackward). NaN matches NaN whatever its payload.
+3. torch_npu's own aten.elu_backward and aten.hardsigmoid_backward against ATen on the CPU, with the package loaded:
+   CANN's built-in aclnn APIs serve them, and a package that registered the same names would shadow them.
+
+Prints a table (operator, dtype, shape, attributes, max ulp or bit-exact, PASS/FAIL). Exits 0 when everything
+passes, 1 on any failure (or a failed check), 77 (skipped) where there is no NPU: torch_npu not installed, or no
+device visible.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import torch
+
+import actgrad
+from actgrad import npu_check
+from actgrad.spec import OPS
+
+SKIPPED = 77
+DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+SHAPES = ((1,), (31,), (4096,), (3, 5, 1027), (1 << 20,))
+ULP_BOUND = {torch.float32: 4, torch.float16: 1, torch.bfloat16: 1}
+INT_VIEW = {torch.float32: (torch.int32, 32), torch.float16: (torch.int16, 16), torch.bfloat16: (torch.int16, 16)}
+# Per operator: the required attributes alone (every other at its default), then non-default sets
+ATTRIBUTES = {
+    "hardtanh_grad": [{}, {"min_val": -0.5, "max_val": 2.0}],
+    "hardsigmoid_backward": [{}, {"alpha": 0.2, "beta": 0.5}],
+    "clamp_backward": [{"min": -1.0, "max": 1.0}, {"min": -0.25, "max": 3.0, "use_dst": False}],
+    "elu_backward": [{"alpha": 1.0}, {"alpha": 0.5, "use_dst": False},
+                     {"alpha": 1.6732632423543772, "scale": 1.0507009873554805, "use_dst": False},
+                     {"alpha": 2.0, "input_scale": 0.5}],
+    "soft_plus_backward": [{}, {"beta": 2.0, "threshold": 20.0}],
+}
+
+
+def bit_exact(op, attrs: dict) -> bool:
+    """The piecewise-linear forms: the NPU and the twin run the same f32 steps. exp and sigmoid are the NPU's own."""
+    values = {a.name: a.default for a in op.attrs} | attrs
+    return op.functor == "BandGrad" or (op.functor == "EluGrad" and values["use_dst"])
+
+
+def make_inputs(op, attrs: dict, shape: tuple, dtype: torch.dtype, seed: int) -> list[torch.Tensor]:
+    """The op's two tensors in IR order: the saved one uniform in [-6, 6) after the attributes' values and their
+    negations, +-3, +-1, +-0, +-inf and NaN (as many as fit); the gradient normal, ending in +-inf and NaN."""
+    n = math.prod(shape)
+    generator = torch.Generator().manual_seed(seed)
+    saved = torch.empty(n, dtype=torch.float64).uniform_(-6.0, 6.0, generator=generator)
+    edges = [v for value in attrs.values() if not isinstance(value, bool) and math.isfinite(value)
+             for v in (value, -value)]
+    specials = [*edges, 3.0, -3.0, 1.0, -1.0, 0.0, -0.0, math.inf, -math.inf, math.nan][:n]
+    saved[:len(specials)] = torch.tensor(specials, dtype=torch.float64)
+    grad = torch.randn(n, dtype=torch.float64, generator=generator)
+    if n >= 16:
+        grad[-3:] = torch.tensor([math.inf, -math.inf, math.nan], dtype=torch.float64)
+    tensors = [None, None]
+    tensors[op.saved_index] = saved
+    tensors[1 - op.saved_index] = grad
+    return [t.to(dtype).reshape(shape) for t in tensors]
+
+
+def _ordered(t: torch.Tensor) -> torch.Tensor:
+    """Integers that adjacent values of t's dtype differ by 1 in (+0 and -0 both 0)."""
+    int_type, bits = INT_VIEW[t.dtype]
+    raw = t.contiguous().view(int_type).to(torch.int64) & ((1 << bits) - 1)
+    sign = 1 << (bits - 1)
+    return torch.where(raw & sign != 0, -(raw & (sign - 1)), raw)
+
+
+def compare(got: torch.Tensor, want: torch.Tensor, exact: bool) -> tuple[bool, str]:
+    """(passed, what the table shows): bit-exact, or the largest ulp distance; NaN matches NaN."""
+    both_nan = got.isnan() & want.isnan()
+    if (got.isnan() ^ want.isnan()).any():
+        return False, f"NaN mismatch at {int((got.isnan() ^ want.isnan()).sum())} elements"
+    if exact:
+        int_type, _ = INT_VIEW[got.dtype]
+        differ = (got.contiguous().view(int_type) != want.contiguous().view(int_type)) & ~both_nan
+        count = int(differ.sum())
+        return count == 0, "bit-exact" if count == 0 else f"{count} of {got.numel()} elements differ in bits"
+    distance = torch.where(both_nan, 0, (_ordered(got) - _ordered(want)).abs())
+    worst = int(distance.max()) if distance.numel() else 0
+    bound = ULP_BOUND[got.dtype]
+    return worst <= bound, f"max {worst} ulp (bound {bound})"
+
+
+def first_line(error: Exception) -> str:
+    return f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]}"
+
+
+def run_op(op, dtype: torch.dtype, shape: tuple, attrs: dict, seed: int) -> tuple[bool, str]:
+    function = getattr(actgrad, op.name)
+    inputs = make_inputs(op, attrs, shape, dtype, seed)
+    want = function(*inputs, **attrs)
+    try:
+        got = function(*(t.to("npu") for t in inputs), **attrs).cpu()
+    except Exception as error:  # the NPU stack's error is the finding
+        return False, first_line(error)
+    return compare(got, want, bit_exact(op, attrs))
+
+
+def run_aten(name: str, call, dtype: torch.dtype, seed: int) -> tuple[bool, str]:
+    """torch_npu's kernel of an ATen op against ATen's on the CPU: close, where a shadowing package API would give
+    other values or fail."""
+    generator = torch.Generator().manual_seed(seed)
+    x = (torch.rand(4096, generator=generator, dtype=torch.float64) * 12 - 6).to(dtype)
+    grad = torch.randn(4096, generator=generator, dtype=torch.float64).to(dtype)
+    want = call(grad, x).double()
+    try:
+        got = call(grad.to("npu"), x.to("npu")).cpu().double()
+    except Exception as error:
+        return False, first_line(error)
+    eps = torch.finfo(dtype).eps
+    diff = float((got - want).abs().max())
+    tolerance = 8 * eps * max(1.0, float(want.abs().max()))
+    return diff <= tolerance, f"max |diff| {diff:.3g} (tolerance {tolerance:.3g})"
+
+
+ATEN_CASES = (
+    ("aten.elu_backward", "is_result=False",
+     lambda grad, x: torch.ops.aten.elu_backward(grad, 1.0, 1.0, 1.0, False, x)),
+    ("aten.elu_backward", "is_result=True",
+     lambda grad, x: torch.ops.aten.elu_backward(grad, 1.0, 1.0, 1.0, True, torch.nn.functional.elu(x))),
+    ("aten.hardsigmoid_backward", "", lambda grad, x: torch.ops.aten.hardsigmoid_backward(grad, x)),
+)
+
+
+def table_row(*cells) -> str:
+    name, dtype, shape, attrs, result, verdict = cells
+    return f"{name:<26} {dtype:<9} {shape:<10} {attrs:<44} {result:<34} {verdict}"
+
+
+def no_npu(checks: dict) -> str | None:
+    """Why there is no NPU to test on, or None."""
+    if checks["torch_npu"].status == npu_check.MISSING:
+        return ("no NPU: torch_npu is not installed, so nothing runs on an NPU here (python -m actgrad.npu_check "
+                "lists what an NPU host needs)")
+    if checks["device"].status == npu_check.MISSING:
+        return f"no NPU: {checks['device'].detail}"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
+    checks = npu_check.run_checks()
+    for check in checks:
+        print(check.line())
+    by_key = {check.key: check for check in checks}
+    reason = no_npu(by_key)
+    if reason is not None:
+        print(f"npu_smoke: skipped: {reason}.")
+        return SKIPPED
+    if not all(check.passed for check in checks):
+        print("npu_smoke: FAIL: the checks above must pass before the operators can be tested.")
+        return 1
+
+    print()
+    print(table_row("operator", "dtype", "shape", "attributes", "result", "verdict"))
+    failures = 0
+    seed = 0
+    for op in OPS:
+        for dtype in DTYPES:
+            for shape in SHAPES:
+                for attrs in ATTRIBUTES[op.name]:
+                    seed += 1
+                    passed, result = run_op(op, dtype, shape, attrs, seed)
+                    failures += not passed
+                    described = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
+                                          for k, v in attrs.items()) or "defaults"
+                    print(table_row(op.known_as, str(dtype).removeprefix("torch."), "x".join(map(str, shape)),
+                                    described, result, "PASS" if passed else "FAIL"), flush=True)
+    for name, variant, call in ATEN_CASES:
+        for dtype in DTYPES:
+            seed += 1
+            passed, result = run_aten(name, call, dtype, seed)
+            failures += not passed
+            print(table_row(name, str(dtype).removeprefix("torch."), "4096", variant or "-", result,
+                            "PASS" if passed else "FAIL"), flush=True)
+    print(f"npu_smoke: {'PASS' if failures == 0 else f'FAIL: {failures} case(s) failed'}.")
+    return 0 if failures == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
