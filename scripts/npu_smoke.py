@@ -4,9 +4,10 @@
 1. The checks of `python -m actgrad.npu_check` (CANN, torch_npu, the installed package, the bridge, a device).
 2. Every operator of spec.OPS on NPU tensors, for float32, float16 and bfloat16, shapes 1, 31, 4096, 3x5x1027 and 1M,
    with the default and non-default attributes, against the CPU twin on the same inputs: bit-exact for the
-   piecewise-linear forms (HardtanhGrad, HardsigmoidBackward, ClampBackward, EluBackward with use_dst=True); within
-   1 ulp (float16, bfloat16) or 4 ulp (float32) where the NPU evaluates exp or sigmoid (EluBackward with
-   use_dst=False, SoftPlusBackward). NaN matches NaN whatever its payload.
+   piecewise-linear forms (HardtanhGrad, HardsigmoidBackward, ClampBackward, EluBackward with use_dst=True; +0 and -0
+   alike); where exp is evaluated (EluBackward with use_dst=False, SoftPlusBackward) within twice the contract's
+   target, 2 ulp (float16, bfloat16) or 8 ulp (float32): each is within the target of the exact value, and the NPU's
+   exp need not round like the twin's. NaN matches NaN whatever its payload.
 3. torch_npu's own aten.elu_backward and aten.hardsigmoid_backward against ATen on the CPU, with the package loaded:
    CANN's built-in aclnn APIs serve them, and a package that registered the same names would shadow them.
 
@@ -29,7 +30,9 @@ from actgrad.spec import OPS
 SKIPPED = 77
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 SHAPES = ((1,), (31,), (4096,), (3, 5, 1027), (1 << 20,))
-ULP_BOUND = {torch.float32: 4, torch.float16: 1, torch.bfloat16: 1}
+# The contract's targets against the exact value; the NPU and the twin each meet them (their exp need not round alike),
+# so they are held to twice the target against each other.
+ULP_TARGET = {torch.float32: 4, torch.float16: 1, torch.bfloat16: 1}
 INT_VIEW = {torch.float32: (torch.int32, 32), torch.float16: (torch.int16, 16), torch.bfloat16: (torch.int16, 16)}
 # Per operator: the required attributes alone (every other at its default), then non-default sets
 ATTRIBUTES = {
@@ -83,12 +86,13 @@ def compare(got: torch.Tensor, want: torch.Tensor, exact: bool) -> tuple[bool, s
         return False, f"NaN mismatch at {int((got.isnan() ^ want.isnan()).sum())} elements"
     if exact:
         int_type, _ = INT_VIEW[got.dtype]
-        differ = (got.contiguous().view(int_type) != want.contiguous().view(int_type)) & ~both_nan
+        both_zero = (got == 0) & (want == 0)  # signed zeros are not part of the contract
+        differ = (got.contiguous().view(int_type) != want.contiguous().view(int_type)) & ~both_nan & ~both_zero
         count = int(differ.sum())
         return count == 0, "bit-exact" if count == 0 else f"{count} of {got.numel()} elements differ in bits"
     distance = torch.where(both_nan, 0, (_ordered(got) - _ordered(want)).abs())
     worst = int(distance.max()) if distance.numel() else 0
-    bound = ULP_BOUND[got.dtype]
+    bound = 2 * ULP_TARGET[got.dtype]
     return worst <= bound, f"max {worst} ulp (bound {bound})"
 
 
