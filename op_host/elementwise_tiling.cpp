@@ -1,6 +1,7 @@
 #include "elementwise_tiling.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -25,6 +26,13 @@ uint64_t UbBytesUsed(const ElementwiseGradTiling& t) {
 
 ElementwiseGradTiling ComputeTiling(uint64_t numel, DtypeKey dtype, const SocResources& soc, const FunctorNeeds& needs) {
     if (numel == 0) throw std::invalid_argument("tiling: numel must be > 0 (empty tensors launch no kernel)");
+    // the arithmetic below (numel * element size, unit counts) fits 64 bits for every size whose byte count fits
+    // int64, the most a tensor can hold; past that it would wrap around
+    const uint64_t maxBytes = uint64_t(std::numeric_limits<int64_t>::max());
+    if (numel > maxBytes / DtypeSize(dtype))
+        throw std::invalid_argument("tiling: " + std::to_string(numel) + " elements of " +
+                                    std::to_string(DtypeSize(dtype)) + " bytes exceed the largest tensor (2**63 - 1 "
+                                    "bytes)");
     ElementwiseGradTiling t{};
     const uint64_t size = DtypeSize(dtype);
     t.totalLength = numel;

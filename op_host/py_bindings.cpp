@@ -54,6 +54,14 @@ py::object Launch(const std::string& opType, const at::Tensor& in0, const at::Te
     return stats ? py::object(StatsDict(launchStats)) : py::object(py::none());
 }
 
+// The statistics of the calling thread's last launch (None after ClearLastLaunchStats, until a launch).
+py::object LastLaunchStatsOfThread() {
+    const actgrad_sim::LaunchStats& s = actgrad_sim::LastLaunchStats();
+    return s.blockDim == 0 ? py::object(py::none()) : py::object(StatsDict(s));
+}
+
+void ClearLastLaunchStats() { actgrad_sim::LastLaunchStatsRef() = actgrad_sim::LaunchStats{}; }
+
 void CheckAttrs(const std::string& opType, const std::vector<double>& attrs) {
     ElementwiseGradTiling scratch{};
     LowerAttrs(opType, attrs.data(), attrs.size(), scratch);
@@ -111,6 +119,12 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("check_attrs", &actgrad::CheckAttrs, py::arg("op_type"), py::arg("attrs"));
     m.def("tiling", &actgrad::Tiling, py::arg("op_type"), py::arg("numel"), py::arg("dtype"), py::arg("soc"),
           py::arg("attrs") = std::vector<double>());
+    m.def("last_launch_stats", &actgrad::LastLaunchStatsOfThread);
+    m.def("clear_last_launch_stats", &actgrad::ClearLastLaunchStats);
+    m.def("check_out_aliases", &actgrad::CheckOutAliases, py::arg("fn"), py::arg("op_type"), py::arg("in0"),
+          py::arg("in1"), py::arg("out"));
+    m.def("check_environment", &actgrad::CheckEnvironment);
+    m.def("set_thread_soc", &actgrad::SetThreadSoc, py::arg("name"));
     m.def("socs", &actgrad::Socs);
     m.def("set_default_soc", &actgrad::SetDefaultSoc, py::arg("name"));
     m.def("default_soc", &actgrad::DefaultSoc);

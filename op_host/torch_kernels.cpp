@@ -1,7 +1,9 @@
 #include "torch_kernels.h"
 
 #include <ATen/MemoryOverlap.h>
-#include <ATen/ops/empty_like.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
+#include <c10/core/MemoryFormat.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/library.h>
 
@@ -88,18 +90,90 @@ std::vector<double> AttributeValues(const TorchOpSpec& op, c10::ArrayRef<c10::IV
     return values;
 }
 
+// ------------------------------------------------------------------------------------------------ memory format
+// The result has the layout ATen gives its activation backward functions (hardtanh_backward & co.), which are binary
+// TensorIterator ops on (grad_output, self): TensorIterator's output for the inputs (gradient, saved), in that order.
+// python/actgrad/meta_kernels.py computes the same strides for the Meta kernels.
+
+// TensorIterator's output strides for two inputs of one shape (its fast setup, then reorder_dimensions and
+// allocate_or_resize_outputs). Empty: contiguous.
+std::vector<int64_t> ElementwiseOutputStrides(const at::Tensor& first, const at::Tensor& second) {
+    if (first.is_contiguous() && second.is_contiguous()) return {};
+    if (first.is_contiguous(at::MemoryFormat::ChannelsLast) && second.is_contiguous(at::MemoryFormat::ChannelsLast))
+        return c10::get_channels_last_strides_2d(first.sizes());
+    if (first.is_non_overlapping_and_dense() && second.is_non_overlapping_and_dense() &&
+        first.strides() == second.strides())
+        return second.strides().vec();
+    const int64_t n = first.dim();
+    if (n <= 1) return {};
+    const at::IntArrayRef sizes = first.sizes();
+    // 1: dim0 goes after dim1 (a larger stride), -1: before, 0: undecided; the first input decides first
+    auto shouldSwap = [&](int64_t dim0, int64_t dim1) {
+        for (const at::Tensor* t : {&first, &second}) {
+            const int64_t stride0 = t->stride(dim0), stride1 = t->stride(dim1);
+            if (stride0 == 0 || stride1 == 0) continue;
+            if (stride0 != stride1) return stride0 < stride1 ? -1 : 1;
+            if (sizes[dim0] > sizes[dim1]) return 1;
+        }
+        return 0;
+    };
+    std::vector<int64_t> perm(n);  // fastest-moving dimension first
+    for (int64_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
+    for (int64_t i = 1; i < n; ++i) {
+        int64_t dim1 = i;
+        for (int64_t dim0 = i - 1; dim0 >= 0; --dim0) {
+            const int comparison = shouldSwap(perm[dim0], perm[dim1]);
+            if (comparison > 0) {
+                std::swap(perm[dim0], perm[dim1]);
+                dim1 = dim0;
+            } else if (comparison < 0) {
+                break;
+            }
+        }
+    }
+    bool inverted = true;
+    for (int64_t i = 0; i < n; ++i) inverted = inverted && perm[i] == n - 1 - i;
+    if (inverted) return {};
+    std::vector<int64_t> strides(n);
+    int64_t next = 1;
+    for (int64_t i = 0; i < n; ++i) {
+        strides[perm[i]] = next;
+        next *= sizes[perm[i]];
+    }
+    return strides;
+}
+
+// The elements of a and b (one shape) lie in the same order in memory: equal strides wherever the size exceeds 1.
+bool SameLayout(const at::Tensor& a, const at::Tensor& b) {
+    for (int64_t d = 0; d < a.dim(); ++d)
+        if (a.size(d) > 1 && a.stride(d) != b.stride(d)) return false;
+    return true;
+}
+
+// t in the layout of the dense tensor `like`: t itself when it has it, else a copy.
+at::Tensor InLayoutOf(const at::Tensor& t, const at::Tensor& like) {
+    if (SameLayout(t, like)) return t;
+    at::Tensor copy = at::empty_strided(like.sizes(), like.strides(), t.options());
+    copy.copy_(t);
+    return copy;
+}
+
+// A dense tensor's elements as the contiguous 1-D tensor of its memory (strides are never negative, so its first
+// element is its lowest address): what the kernels launch on, whatever the layout.
+at::Tensor Flat(const at::Tensor& dense) { return dense.as_strided({dense.numel()}, {1}); }
+
 // ------------------------------------------------------------------------------------------------ kernels
 
-bool Overlap(const at::Tensor& a, const at::Tensor& b) {  // two contiguous tensors share a byte
+bool Overlap(const at::Tensor& a, const at::Tensor& b) {  // two dense tensors share a byte
     const auto* a0 = static_cast<const char*>(a.data_ptr());
     const auto* b0 = static_cast<const char*>(b.data_ptr());
     return a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
 }
 
-// The kernel may write into `out` while it reads saved/grad: out is contiguous and either disjoint from both or
+// The kernel may write into the dense `out` while it reads saved/grad (in out's layout): out is disjoint from both or
 // exactly the gradient (in-place, as oneDNN allows diff_src to alias diff_dst).
 bool CanWriteInto(const at::Tensor& out, const at::Tensor& saved, const at::Tensor& grad) {
-    if (!out.is_contiguous() || Overlap(out, saved)) return false;
+    if (Overlap(out, saved)) return false;
     return !Overlap(out, grad) || out.data_ptr() == grad.data_ptr();
 }
 
@@ -118,31 +192,50 @@ public:
         const std::vector<double> attrs = AttributeValues(op_, args.slice(2, op_.attrs.size()));
         if (outVariant_) {
             const at::Tensor out = args[n - 1].toTensor();
-            if (out.numel() > 0) RunInto(out, in0.contiguous(), in1.contiguous(), attrs);
+            if (out.numel() > 0) RunInto(out, in0, in1, attrs);
             torch::jit::drop(stack, n);
         } else {
-            at::Tensor result = at::empty_like(in0, at::MemoryFormat::Contiguous);
-            if (result.numel() > 0) Launch(in0.contiguous(), in1.contiguous(), result, attrs);
+            at::Tensor result = Compute(in0, in1, attrs);
             torch::jit::drop(stack, n);
             torch::jit::push(stack, std::move(result));
         }
     }
 
 private:
+    const at::Tensor& Grad(const at::Tensor& in0, const at::Tensor& in1) const {
+        return op_.savedIndex == 0 ? in1 : in0;
+    }
+    const at::Tensor& Saved(const at::Tensor& in0, const at::Tensor& in1) const {
+        return op_.savedIndex == 0 ? in0 : in1;
+    }
+
+    // in0, in1 and out in one dense layout
     void Launch(const at::Tensor& in0, const at::Tensor& in1, const at::Tensor& out, const std::vector<double>& attrs) const {
-        launch_(op_.opType, in0, in1, out, attrs);
+        if (out.is_contiguous()) {
+            launch_(op_.opType, in0, in1, out, attrs);
+        } else {
+            launch_(op_.opType, Flat(in0), Flat(in1), Flat(out), attrs);
+        }
+    }
+
+    // The functional result, in ATen's layout.
+    at::Tensor Compute(const at::Tensor& in0, const at::Tensor& in1, const std::vector<double>& attrs) const {
+        const std::vector<int64_t> strides = ElementwiseOutputStrides(Grad(in0, in1), Saved(in0, in1));
+        at::Tensor result = strides.empty() ? at::empty(in0.sizes(), in0.options())
+                                            : at::empty_strided(in0.sizes(), strides, in0.options());
+        if (result.numel() > 0) Launch(InLayoutOf(in0, result), InLayoutOf(in1, result), result, attrs);
+        return result;
     }
 
     void RunInto(const at::Tensor& out, const at::Tensor& in0, const at::Tensor& in1, const std::vector<double>& attrs) const {
-        const at::Tensor& saved = op_.savedIndex == 0 ? in0 : in1;
-        const at::Tensor& grad = op_.savedIndex == 0 ? in1 : in0;
-        if (CanWriteInto(out, saved, grad)) {
-            Launch(in0, in1, out, attrs);
-        } else {
-            const at::Tensor result = at::empty_like(in0);
-            Launch(in0, in1, result, attrs);
-            out.copy_(result);
+        if (out.is_non_overlapping_and_dense()) {
+            const at::Tensor a = InLayoutOf(in0, out), b = InLayoutOf(in1, out);
+            if (CanWriteInto(out, Saved(a, b), Grad(a, b))) {
+                Launch(a, b, out, attrs);
+                return;
+            }
         }
+        out.copy_(Compute(in0, in1, attrs));
     }
 
     const TorchOpSpec op_;

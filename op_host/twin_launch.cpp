@@ -1,6 +1,8 @@
 #include "twin_launch.h"
 
+#include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "lower_attrs.h"
 

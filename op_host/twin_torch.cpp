@@ -3,16 +3,16 @@
 #include <ATen/Parallel.h>
 #include <ATen/TensorIterator.h>  // at::internal::GRAIN_SIZE
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <mutex>
+#include <stdexcept>
 
 #include "twin_launch.h"
 
 namespace actgrad {
 namespace {
-
-constexpr const char* kSocEnvVar = "ACTGRAD_SOC";
-constexpr const char* kFallbackSoc = "Ascend910B2";
 
 std::mutex& SocMutex() {
     static std::mutex m;
@@ -22,6 +22,10 @@ std::string& ChosenSoc() {  // guarded by SocMutex: kernels read it from any thr
     static std::string name;
     return name;
 }
+std::string& ThreadSoc() {
+    static thread_local std::string name;
+    return name;
+}
 
 bool KnownSoc(const std::string& name) {
     for (const auto& p : actgrad_sim::SocProfiles())
@@ -29,10 +33,24 @@ bool KnownSoc(const std::string& name) {
     return false;
 }
 
-std::string KnownSocs() {  // for messages
-    std::string known;
-    for (const auto& p : actgrad_sim::SocProfiles()) known += std::string(known.empty() ? "" : ", ") + p.name;
-    return known;
+// The registered operators by OpType (RegisterTwinKernels), for the names and the gradient input of CheckOutAliases.
+std::mutex& SpecMutex() {
+    static std::mutex m;
+    return m;
+}
+std::map<std::string, TorchOpSpec>& Specs() {  // guarded by SpecMutex
+    static std::map<std::string, TorchOpSpec> specs;
+    return specs;
+}
+
+// Runs `f`, turning the twin's std::invalid_argument (an environment variable's rule) into ValueError.
+template <typename F>
+auto AsValueError(F f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const std::invalid_argument& e) {
+        TORCH_CHECK_VALUE(false, e.what());
+    }
 }
 
 DtypeKey KeyOf(const at::Tensor& t) {
@@ -44,10 +62,23 @@ DtypeKey KeyOf(const at::Tensor& t) {
     }
 }
 
+// The bytes [first, last) a tensor's elements lie in (PyTorch strides are never negative).
+std::pair<uintptr_t, uintptr_t> Span(const at::Tensor& t) {
+    const auto first = reinterpret_cast<uintptr_t>(t.data_ptr());
+    int64_t last = 0;
+    for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+    return {first, first + uintptr_t((last + 1) * int64_t(t.element_size()))};
+}
+
+bool SameElements(const at::Tensor& a, const at::Tensor& b) {
+    return a.data_ptr() == b.data_ptr() && a.sizes() == b.sizes() && a.strides() == b.strides();
+}
+
 }  // namespace
 
 void SetDefaultSoc(const std::string& name) {
-    TORCH_CHECK_VALUE(name.empty() || KnownSoc(name), "unknown SoC '", name, "'; known: ", KnownSocs());
+    TORCH_CHECK_VALUE(name.empty() || KnownSoc(name), "unknown SoC '", name, "'; known: ",
+                      actgrad_sim::KnownSocNames());
     std::lock_guard<std::mutex> lock(SocMutex());
     ChosenSoc() = name;
 }
@@ -57,10 +88,45 @@ std::string DefaultSoc() {
         std::lock_guard<std::mutex> lock(SocMutex());
         if (!ChosenSoc().empty()) return ChosenSoc();
     }
-    const char* env = std::getenv(kSocEnvVar);
-    const std::string name = env ? env : kFallbackSoc;
-    TORCH_CHECK_VALUE(KnownSoc(name), "$", kSocEnvVar, "='", name, "' is not a known SoC; known: ", KnownSocs());
-    return name;
+    const actgrad_sim::SocProfile* env = AsValueError([] { return actgrad_sim::EnvSoc(); });
+    return env != nullptr ? env->name : actgrad_sim::kDefaultSocName;
+}
+
+void SetThreadSoc(const std::string& name) {
+    TORCH_CHECK_VALUE(name.empty() || KnownSoc(name), "unknown SoC '", name, "'; known: ",
+                      actgrad_sim::KnownSocNames());
+    ThreadSoc() = name;
+}
+
+void CheckEnvironment() {
+    actgrad_sim::EnvSoc();
+    actgrad_sim::EnvThreads();
+}
+
+void CheckOutAliases(const std::string& fn, const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
+                     const at::Tensor& out) {
+    if (out.numel() == 0) return;
+    const auto [outFirst, outEnd] = Span(out);
+    for (int64_t i = 0; i < 2; ++i) {
+        const at::Tensor& in = i == 0 ? in0 : in1;
+        if (in.numel() == 0) continue;
+        const auto [first, end] = Span(in);
+        if (end <= outFirst || outEnd <= first) continue;  // disjoint
+        std::vector<std::string> inputs{"in0", "in1"};
+        int64_t gradIndex = -1;
+        {
+            std::lock_guard<std::mutex> lock(SpecMutex());
+            const auto it = Specs().find(opType);
+            if (it != Specs().end()) {
+                inputs = it->second.inputs;
+                gradIndex = 1 - it->second.savedIndex;
+            }
+        }
+        if (i == gradIndex && SameElements(out, in)) continue;  // in place into the gradient
+        const std::string grad = gradIndex < 0 ? "the gradient input" : inputs[gradIndex];
+        TORCH_CHECK(false, fn, ": out shares memory with ", inputs[i], "; out may be ", grad,
+                    " itself (in place) or share no memory with ", inputs[0], " and ", inputs[1]);
+    }
 }
 
 actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
@@ -75,12 +141,20 @@ actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tenso
     }
     TORCH_CHECK(in0.numel() > 0, "actgrad twin launch: empty tensors launch no kernel");
     TORCH_CHECK(threads >= 0, "actgrad twin launch: threads must be >= 0");
+    // the kernel reads a tile of the inputs before it writes that tile of out: only the gradient itself may be out
+    CheckOutAliases("actgrad twin launch (" + opType + ")", opType, in0, in1, out);
     // blocks run on ATen's intra-op pool: a second pool would fight ATen's spinning threads for the cores. Below
     // ATen's own grain size the launch stays on the calling thread, as ATen's elementwise kernels do: waking the
-    // pool costs more than the work (milliseconds when the cores are busy).
+    // pool costs more than the work (milliseconds when the cores are busy). $ACTGRAD_SIM_THREADS caps the count.
     actgrad_sim::LaunchOptions options;
-    const bool small = in0.numel() < at::internal::GRAIN_SIZE;
-    options.threads = threads > 0 ? uint32_t(threads) : small ? 1u : uint32_t(at::get_num_threads());
+    if (threads > 0) {
+        options.threads = uint32_t(threads);
+    } else {
+        const bool small = in0.numel() < at::internal::GRAIN_SIZE;
+        options.threads = small ? 1u : uint32_t(std::max(1, at::get_num_threads()));
+        if (const uint32_t cap = AsValueError([] { return actgrad_sim::EnvThreads(); }))
+            options.threads = std::min(options.threads, cap);
+    }
     options.runWorkers = [](uint32_t workers, const std::function<void(uint32_t)>& job) {
         at::parallel_for(0, workers, 1, [&](int64_t begin, int64_t end) {
             for (int64_t w = begin; w < end; ++w) job(uint32_t(w));
@@ -91,9 +165,16 @@ actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tenso
 }
 
 void RegisterTwinKernels(const TorchOpSpec& spec) {
+    {
+        std::lock_guard<std::mutex> lock(SpecMutex());
+        Specs().insert_or_assign(spec.opType, spec);
+    }
     RegisterKernels(spec, c10::DispatchKey::CPU,
                     [](const std::string& opType, const at::Tensor& in0, const at::Tensor& in1, const at::Tensor& out,
-                       const std::vector<double>& attrs) { LaunchOnTwin(opType, in0, in1, out, attrs, DefaultSoc(), 0); });
+                       const std::vector<double>& attrs) {
+                        const std::string& threadSoc = ThreadSoc();
+                        LaunchOnTwin(opType, in0, in1, out, attrs, threadSoc.empty() ? DefaultSoc() : threadSoc, 0);
+                    });
 }
 
 }  // namespace actgrad

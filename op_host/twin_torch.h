@@ -11,19 +11,36 @@
 
 namespace actgrad {
 
-// The SoC launches run as: SetDefaultSoc's choice, else $ACTGRAD_SOC, else Ascend910B2. Unknown names raise
-// ValueError. "" clears the choice.
+// The SoC launches run as: SetDefaultSoc's choice, else $ACTGRAD_SOC (unset or empty: no choice), else Ascend910B2.
+// Unknown names raise ValueError (for $ACTGRAD_SOC naming the variable and listing the known SoCs). "" clears the
+// choice.
 void SetDefaultSoc(const std::string& name);
 std::string DefaultSoc();
 
+// The SoC of the calling thread's launches, over DefaultSoc() ("" clears it): how actgrad.launch_stats runs an
+// operator as a given SoC without changing it for other threads.
+void SetThreadSoc(const std::string& name);
+
+// Checks the environment variables the twin reads, with the rules its launches apply ($ACTGRAD_SOC: a known SoC;
+// $ACTGRAD_SIM_THREADS: an integer from 1 to 65535; both: unset or empty means no setting). Throws
+// std::invalid_argument (ValueError) naming the variable and its value.
+void CheckEnvironment();
+
+// Whether `out` may receive op's result while the kernel reads in0/in1 (IR order): it shares no memory with either,
+// or it is exactly the gradient input (the same elements, in place). Otherwise RuntimeError: "<fn>: out ..." naming
+// the input it overlaps. Strided tensors are judged by the span of memory they cover.
+void CheckOutAliases(const std::string& fn, const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
+                     const at::Tensor& out);
+
 // Runs op's kernel on the twin as `soc`: in0/in1 in IR order, contiguous CPU tensors of one dtype and size; out
-// likewise (it may be the gradient input). threads 0: ATen's intra-op threads, the calling thread alone below
-// ATen's grain size. Does not touch the GIL: a caller holding it releases it around the call.
+// likewise, either the gradient input itself or sharing no memory with the inputs (CheckOutAliases). threads 0:
+// ATen's intra-op threads, the calling thread alone below ATen's grain size, and at most $ACTGRAD_SIM_THREADS.
+// Does not touch the GIL: a caller holding it releases it around the call.
 actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
                                       const at::Tensor& out, const std::vector<double>& attrs, const std::string& soc,
                                       int64_t threads);
 
-// The CPU kernels of spec's operator: LaunchOnTwin on DefaultSoc().
+// The CPU kernels of spec's operator: LaunchOnTwin on the thread's SoC (SetThreadSoc), else DefaultSoc().
 void RegisterTwinKernels(const TorchOpSpec& spec);
 
 }  // namespace actgrad

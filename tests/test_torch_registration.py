@@ -520,9 +520,14 @@ def test_soc_from_environment():
     other = next(s for s in actgrad.socs() if s != "Ascend910B2")
     result = _python("import actgrad; print(actgrad.default_soc())", ACTGRAD_SOC=other)
     assert result.stdout.strip() == other, result.stderr
-    result = _python("import torch, actgrad; actgrad.hardtanh_grad(torch.ones(2), torch.ones(2))",
-                     ACTGRAD_SOC="Ascend000")
-    assert result.returncode != 0 and "$ACTGRAD_SOC='Ascend000' is not a known SoC" in result.stderr
+    # an unknown name is refused by the import itself, listing the known SoCs; empty means unset
+    result = _python("import actgrad", ACTGRAD_SOC="Ascend000")
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"ValueError: $ACTGRAD_SOC='Ascend000' is not a known SoC; known: {', '.join(actgrad.socs())}")
+    result = _python("import torch, actgrad; print(actgrad.default_soc(), "
+                     "actgrad.hardtanh_grad(torch.zeros(2), torch.ones(2)).tolist())", ACTGRAD_SOC="")
+    assert result.stdout.split() == ["Ascend910B2", "[1.0,", "1.0]"], result.stderr
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -16,10 +16,12 @@ except ImportError as error:
 from . import library  # noqa: F401  (registers torch.ops.actgrad.*)
 from . import aten  # noqa: F401  (actgrad.aten: the drop-ins, built on the ops above)
 from .functions import PUBLIC_FUNCTIONS
+from .launch_stats import BlockStats, LaunchStats, launch_stats
 from .soc import default_soc, set_default_soc, socs
 from .tiling import Tiling, tiling
 
 # The operator functions are made from the spec; bind them here as actgrad.<op name>.
 globals().update(PUBLIC_FUNCTIONS)
 
-__all__ = [*PUBLIC_FUNCTIONS, "tiling", "Tiling", "socs", "set_default_soc", "default_soc"]
+__all__ = [*PUBLIC_FUNCTIONS, "tiling", "Tiling", "socs", "set_default_soc", "default_soc", "launch_stats",
+           "LaunchStats", "BlockStats"]

@@ -1,17 +1,93 @@
 """Drop-ins for ATen's activation backward functions, with PyTorch's exact signatures, computed by actgrad.
 
-Scalars are taken as Python numbers. Values follow actgrad's contract (docs: README "Operators"), which equals
-PyTorch on finite inputs; NaN propagates (PyTorch's result there depends on the element's position).
+Values follow actgrad's contract (docs: README "Operators"), which equals PyTorch on finite inputs; NaN propagates
+(PyTorch's result there depends on the element's position).
+
+The scalar arguments take what torch.ops.aten.<name> takes, and refuse what it refuses with the exception type it
+raises (tests/test_interfaces.py holds them against torch.ops.aten, kind by kind), the message naming the argument:
+- a Scalar (min_val, alpha, beta, ...): bool, int (within [-2**63, 2**64)) or float, their subclasses (numpy.float64
+  is a float), complex with a zero imaginary part, and whatever else PyTorch's Scalar parser takes (a torch.dtype
+  counts as its enum value); not NumPy scalars other than numpy.float64, tensors, str or None (RuntimeError). An int
+  outside that range is an OverflowError; a finite value beyond float32's range a RuntimeError (ATen computes these
+  kernels' scalars in float32 and refuses to overflow).
+- is_result (bool): True/False, None (False), or any object with a truth value that gives one (a number, a NumPy
+  scalar, a one-element tensor), as pybind11 converts a bool; not str, list or dtype (RuntimeError).
 """
 from __future__ import annotations
+
+import math
 
 import torch
 
 _ops = torch.ops.actgrad
+_FLOAT32_MAX = float(torch.finfo(torch.float32).max)
+_SYMBOLIC = (torch.SymFloat, torch.SymInt, torch.SymBool)
+
+
+def _type_name(value) -> str:
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _parsed_by_torch(fn: str, name: str, value) -> float:
+    # PyTorch's own Scalar parser decides (the one torch.ops.aten.<name> runs): aten::scalar_tensor takes a Scalar
+    try:
+        return torch.ops.aten.scalar_tensor.default(value, dtype=torch.float64).item()
+    except (TypeError, OverflowError) as error:
+        raise type(error)(f"{fn}: {name} must be a number (a PyTorch Scalar), got {_type_name(value)}") from None
+    except RuntimeError:
+        if isinstance(value, complex):
+            raise RuntimeError(f"{fn}: {name}={value!r} cannot be converted to float without overflow (a complex "
+                               "Scalar must have a zero imaginary part)") from None
+        raise RuntimeError(f"{fn}: {name} must be a number (a PyTorch Scalar: bool, int, float or complex; not a "
+                           f"NumPy scalar, Tensor, str or None), got {_type_name(value)}") from None
+
+
+def _scalar(fn: str, name: str, value):
+    """A Scalar argument as torch.ops.aten takes it, as a float (symbolic values pass through)."""
+    kind = type(value)
+    if kind is float:
+        number = value
+    elif kind is int:
+        if not -(2 ** 63) <= value < 2 ** 64:
+            text = str(value) if len(str(value)) <= 40 else f"{str(value)[:37]}..."
+            raise OverflowError(f"{fn}: {name}={text} does not fit PyTorch's Scalar (a 64-bit integer)")
+        number = float(value)
+    elif kind is bool:
+        number = float(value)
+    elif isinstance(value, _SYMBOLIC):
+        return value
+    else:
+        number = _parsed_by_torch(fn, name, value)
+    if abs(number) > _FLOAT32_MAX and not math.isinf(number):
+        raise RuntimeError(f"{fn}: {name}={number!r} cannot be converted to float without overflow (outside "
+                           "float32's range)")
+    return number
+
+
+def _bool(fn: str, name: str, value):
+    """A bool argument as torch.ops.aten takes it (pybind11's conversion: None is False, else the truth value)."""
+    if value is True or value is False:
+        return value
+    if value is None:
+        return False
+    if isinstance(value, torch.SymBool):
+        return value
+    truth = getattr(type(value), "__bool__", None)
+    if truth is not None:
+        try:
+            result = truth(value)
+        except Exception:  # noqa: BLE001 - as pybind11, a failing conversion is a refusal
+            result = None
+        if result is True or result is False:
+            return result
+    raise RuntimeError(f"{fn}: {name} must be a bool (or a value with a truth value: a number, a one-element tensor, "
+                       f"None), got {_type_name(value)}")
 
 
 def hardtanh_backward(grad_output: torch.Tensor, self: torch.Tensor, min_val: float, max_val: float) -> torch.Tensor:
-    return _ops.hardtanh_grad(self, grad_output, float(min_val), float(max_val))
+    fn = "actgrad.aten.hardtanh_backward"
+    return _ops.hardtanh_grad(self, grad_output, _scalar(fn, "min_val", min_val), _scalar(fn, "max_val", max_val))
 
 
 def hardsigmoid_backward(grad_output: torch.Tensor, self: torch.Tensor) -> torch.Tensor:
@@ -20,14 +96,19 @@ def hardsigmoid_backward(grad_output: torch.Tensor, self: torch.Tensor) -> torch
 
 def elu_backward(grad_output: torch.Tensor, alpha: float, scale: float, input_scale: float, is_result: bool,
                  self_or_result: torch.Tensor) -> torch.Tensor:
+    fn = "actgrad.aten.elu_backward"
+    alpha = _scalar(fn, "alpha", alpha)
+    scale = _scalar(fn, "scale", scale)
+    input_scale = _scalar(fn, "input_scale", input_scale)
+    is_result = _bool(fn, "is_result", is_result)
     # actgrad rejects it too (ValueError naming alpha; it judges the float32 value, so an alpha that rounds to -0
     # passes there); raised here with PyTorch's type and message.
     torch._check(not (is_result and alpha < 0), lambda: (
         "In-place elu backward calculation is triggered with a negative slope which is not supported. This is caused "
         "by calling in-place forward function with a negative slope, please call out-of-place version instead."))
-    return _ops.elu_backward(self_or_result, grad_output, float(alpha), bool(is_result), float(scale),
-                             float(input_scale))
+    return _ops.elu_backward(self_or_result, grad_output, alpha, is_result, scale, input_scale)
 
 
 def softplus_backward(grad_output: torch.Tensor, self: torch.Tensor, beta: float, threshold: float) -> torch.Tensor:
-    return _ops.soft_plus_backward(self, grad_output, float(beta), float(threshold))
+    fn = "actgrad.aten.softplus_backward"
+    return _ops.soft_plus_backward(self, grad_output, _scalar(fn, "beta", beta), _scalar(fn, "threshold", threshold))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from . import _C, autograd, graph, npu
+from . import _C, autograd, graph, npu, vmap
 from .math_bits import negative_view_out_kernel
 from .meta_kernels import meta_kernels
 from .schema import NAMESPACE, functional_schema, kernel_spec, out_schema
@@ -30,5 +30,6 @@ def _register(op) -> None:
 for _op in OPS:
     _register(_op)
 autograd.register(lib, OPS)
+vmap.register(lib)  # batching rules: torch.vmap runs each operator once on the whole batch
 npu.register(lib)
 graph.register_torchair_converters()  # GE converters, when torchair is importable

@@ -10,6 +10,8 @@ from . import _C
 from .soc import check_soc, default_soc
 from .spec import BY_NAME, BY_TYPE, DTYPES, MAX_RANK
 
+MAX_TENSOR_BYTES = 2 ** 63 - 1  # what a torch tensor can hold (its nbytes is an int64); the tiling's arithmetic fits
+
 
 @dataclass(frozen=True)
 class BlockTiling:
@@ -76,6 +78,10 @@ def tiling(op: str, shape, dtype, soc: str | None = None) -> Tiling:
     numel = _numel(shape)
     if numel == 0:
         raise ValueError("an empty tensor launches no kernel, so it has no tiling")
+    nbytes = numel * getattr(torch, dtype_name).itemsize
+    if nbytes > MAX_TENSOR_BYTES:
+        raise ValueError(f"shape {tuple(shape)} of {dtype_name} holds {numel} elements, {nbytes} bytes; a tensor holds "
+                         f"at most 2**63 - 1 bytes")
     r = _C.tiling(op_type, numel, dtype_name, soc)
     return Tiling(op_type=op_type, soc=soc, dtype=dtype_name, numel=numel, block_dim=r["block_dim"],
                   tile_length=r["tile_length"], unit_elems=r["unit_elems"], units_per_block=r["units_per_block"],

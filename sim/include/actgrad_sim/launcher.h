@@ -9,6 +9,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -25,7 +27,7 @@ struct LaunchStats {
 };
 
 struct LaunchOptions {
-    uint32_t threads = 0;              // 0: one per hardware thread; 1: sequential on the calling thread
+    uint32_t threads = 0;              // 0: DefaultThreads(); 1: sequential on the calling thread
     std::vector<GmRegion> gmRegions;   // GM the caller owns for this launch, besides GmAlloc'd memory
     const SocProfile* soc = nullptr;   // null: CurrentSoc()
     // Runs job(worker) for worker in [0, workers) in parallel and returns when all are done; null: the twin's
@@ -135,11 +137,32 @@ inline void CheckGmWriteConflicts(const LaunchContext& launch, const std::vector
     }
 }
 
-inline uint32_t DefaultThreads() {
-    if (const char* env = std::getenv("ACTGRAD_SIM_THREADS")) {
-        const int n = std::atoi(env);
-        if (n > 0) return uint32_t(n);
+// Largest $ACTGRAD_SIM_THREADS: no launch has more blocks (SocProfile::maxAivBlocks), so no more workers are used.
+constexpr uint32_t kMaxSimThreads = 65535;
+
+// $ACTGRAD_SIM_THREADS: the worker count of a launch given none (LaunchOptions::threads == 0). Unset or empty: no
+// setting (0 here). Otherwise a decimal integer from 1 to kMaxSimThreads, digits only; anything else (0, -3, abc, 2x)
+// throws std::invalid_argument naming the variable and its value, at the launch that reads it.
+inline uint32_t EnvThreads() {
+    const char* env = std::getenv("ACTGRAD_SIM_THREADS");
+    if (env == nullptr || *env == '\0') return 0;
+    uint64_t n = 0;
+    bool valid = true;
+    for (const char* c = env; *c != '\0' && valid; ++c) {
+        valid = *c >= '0' && *c <= '9';
+        n = n * 10 + uint64_t(*c - '0');
+        valid = valid && n <= kMaxSimThreads;
     }
+    if (!valid || n == 0)
+        throw std::invalid_argument(std::string("$ACTGRAD_SIM_THREADS='") + env +
+                                    "' is not a thread count: expected an integer from 1 to " +
+                                    std::to_string(kMaxSimThreads) + " (unset or empty for the default)");
+    return uint32_t(n);
+}
+
+// Workers of a launch given none: $ACTGRAD_SIM_THREADS, else one per hardware thread.
+inline uint32_t DefaultThreads() {
+    if (const uint32_t n = EnvThreads()) return n;
     return std::max(1u, std::thread::hardware_concurrency());
 }
 

@@ -47,6 +47,25 @@ inline const SocProfile& FindSoc(const std::string& name) {
     throw std::invalid_argument("unknown SoC '" + name + "'; known SoCs: " + known);
 }
 
+constexpr const char* kDefaultSocName = "Ascend910B2";
+
+inline std::string KnownSocNames() {  // for messages
+    std::string known;
+    for (const auto& p : SocProfiles()) known += std::string(known.empty() ? "" : ", ") + p.name;
+    return known;
+}
+
+// $ACTGRAD_SOC: the SoC of launches that choose none. Unset or empty: no choice (null here, the default SoC applies).
+// An unknown name throws std::invalid_argument naming the variable and listing the known SoCs.
+inline const SocProfile* EnvSoc() {
+    const char* env = std::getenv("ACTGRAD_SOC");
+    if (env == nullptr || *env == '\0') return nullptr;
+    for (const auto& p : SocProfiles())
+        if (std::string(env) == p.name) return &p;
+    throw std::invalid_argument(std::string("$ACTGRAD_SOC='") + env + "' is not a known SoC; known: " +
+                                KnownSocNames());
+}
+
 // The SoC the next launch runs on: SetSoc() wins, else $ACTGRAD_SOC, else Ascend910B2.
 inline std::string& SelectedSocName() {
     static std::string name;
@@ -55,8 +74,8 @@ inline std::string& SelectedSocName() {
 inline void SetSoc(const std::string& name) { FindSoc(name); SelectedSocName() = name; }
 inline const SocProfile& CurrentSoc() {
     if (!SelectedSocName().empty()) return FindSoc(SelectedSocName());
-    const char* env = std::getenv("ACTGRAD_SOC");
-    return FindSoc(env && *env ? env : "Ascend910B2");
+    const SocProfile* env = EnvSoc();
+    return env != nullptr ? *env : FindSoc(kDefaultSocName);
 }
 
 }  // namespace actgrad_sim
