@@ -52,8 +52,9 @@ PY
 
 # The installed actgrad is this checkout's, importable from elsewhere, with its compiled extension.
 installed_here() {
+    local here="$PWD/python/actgrad/__init__.py"  # before the cd: run from elsewhere, so the checkout is not on sys.path
     (cd / && "$PYTHON" -c "import actgrad, pathlib, sys; sys.exit(pathlib.Path(actgrad.__file__).resolve() != \
-pathlib.Path(sys.argv[1]).resolve())" "$PWD/python/actgrad/__init__.py") >/dev/null 2>&1
+pathlib.Path(sys.argv[1]).resolve())" "$here") >/dev/null 2>&1
 }
 
 # The requirements already installed at the pinned versions: pip would only confirm it, which costs seconds.

@@ -1,4 +1,4 @@
-"""scripts/bench_ops.py runs and reports every operator against its ATen counterpart (on a small size: its timings
+"""The scripts: bench_ops.py runs and reports every operator against its ATen counterpart (on a small size: its timings
 are for people reading them, not for tests)."""
 import pathlib
 import subprocess
@@ -53,3 +53,13 @@ def test_every_option_of_the_scripts_is_explained_by_help(script):
         if line.startswith("  -"):
             described = len(line.strip().split("  ")) > 1 or (i + 1 < len(lines) and lines[i + 1].startswith(" " * 8))
             assert described, f"{script}: option without help: {line.strip()}"
+
+
+def test_install_script_help_prints_usage_and_installs_nothing():
+    result = subprocess.run(["bash", str(ROOT / "scripts" / "install.sh"), "--help"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0 and result.stdout.startswith("Usage: bash scripts/install.sh")
+    assert "[install" not in result.stdout  # no step ran
+    bad = subprocess.run(["bash", str(ROOT / "scripts" / "install.sh"), "--bogus"], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2 and "unknown argument '--bogus'" in bad.stderr
