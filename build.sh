@@ -41,8 +41,8 @@ cann_version() {
     for file in "$CANN"/share/info/{asc-devkit,compiler,toolkit,runtime}/version.info "$CANN"/*-linux/ascend_toolkit_install.info \
                 "$CANN"/compiler/version.info; do
         [[ -f "$file" ]] || continue
-        sed -n 's/^[Vv]ersion=\([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' "$file" | head -n 1
-        return 0
+        found=$(sed -n 's/^[Vv]ersion=\([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' "$file" | head -n 1)
+        if [[ -n "$found" ]]; then echo "$found"; return 0; fi
     done
 }
 version="${CANN_VERSION:-$(cann_version)}"

@@ -45,6 +45,8 @@ py::dict StatsDict(const actgrad_sim::LaunchStats& s) {
 
 py::object Launch(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1, const at::Tensor& out,
                   const std::vector<double>& attrs, const std::string& soc, int64_t threads, bool stats) {
+    // the kernel reads a tile of the inputs before it writes that tile of out: only the gradient itself may be out
+    CheckOutAliases("actgrad twin launch (" + opType + ")", opType, in0, in1, out);
     actgrad_sim::LaunchStats launchStats;
     {
         py::gil_scoped_release release;

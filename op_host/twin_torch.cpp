@@ -33,6 +33,11 @@ bool KnownSoc(const std::string& name) {
     return false;
 }
 
+void CheckSocName(const std::string& name) {  // "" (no choice) or a known SoC
+    TORCH_CHECK_VALUE(name.empty() || KnownSoc(name), "unknown SoC '", name, "'; known: ",
+                      actgrad_sim::KnownSocNames());
+}
+
 // The registered operators by OpType (RegisterTwinKernels), for the names and the gradient input of CheckOutAliases.
 std::mutex& SpecMutex() {
     static std::mutex m;
@@ -70,15 +75,18 @@ std::pair<uintptr_t, uintptr_t> Span(const at::Tensor& t) {
     return {first, first + uintptr_t((last + 1) * int64_t(t.element_size()))};
 }
 
+// The same elements at the same addresses (the stride of a size-1 dimension never moves an address).
 bool SameElements(const at::Tensor& a, const at::Tensor& b) {
-    return a.data_ptr() == b.data_ptr() && a.sizes() == b.sizes() && a.strides() == b.strides();
+    if (a.data_ptr() != b.data_ptr() || a.sizes() != b.sizes()) return false;
+    for (int64_t d = 0; d < a.dim(); ++d)
+        if (a.size(d) > 1 && a.stride(d) != b.stride(d)) return false;
+    return true;
 }
 
 }  // namespace
 
 void SetDefaultSoc(const std::string& name) {
-    TORCH_CHECK_VALUE(name.empty() || KnownSoc(name), "unknown SoC '", name, "'; known: ",
-                      actgrad_sim::KnownSocNames());
+    CheckSocName(name);
     std::lock_guard<std::mutex> lock(SocMutex());
     ChosenSoc() = name;
 }
@@ -93,8 +101,7 @@ std::string DefaultSoc() {
 }
 
 void SetThreadSoc(const std::string& name) {
-    TORCH_CHECK_VALUE(name.empty() || KnownSoc(name), "unknown SoC '", name, "'; known: ",
-                      actgrad_sim::KnownSocNames());
+    CheckSocName(name);
     ThreadSoc() = name;
 }
 
@@ -141,8 +148,6 @@ actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tenso
     }
     TORCH_CHECK(in0.numel() > 0, "actgrad twin launch: empty tensors launch no kernel");
     TORCH_CHECK(threads >= 0, "actgrad twin launch: threads must be >= 0");
-    // the kernel reads a tile of the inputs before it writes that tile of out: only the gradient itself may be out
-    CheckOutAliases("actgrad twin launch (" + opType + ")", opType, in0, in1, out);
     // blocks run on ATen's intra-op pool: a second pool would fight ATen's spinning threads for the cores. Below
     // ATen's own grain size the launch stays on the calling thread, as ATen's elementwise kernels do: waking the
     // pool costs more than the work (milliseconds when the cores are busy). $ACTGRAD_SIM_THREADS caps the count.

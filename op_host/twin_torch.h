@@ -33,7 +33,8 @@ void CheckOutAliases(const std::string& fn, const std::string& opType, const at:
                      const at::Tensor& out);
 
 // Runs op's kernel on the twin as `soc`: in0/in1 in IR order, contiguous CPU tensors of one dtype and size; out
-// likewise, either the gradient input itself or sharing no memory with the inputs (CheckOutAliases). threads 0:
+// likewise, either the gradient input itself or sharing no memory with the inputs (the torch kernels ensure it;
+// _C.launch checks it with CheckOutAliases). threads 0:
 // ATen's intra-op threads, the calling thread alone below ATen's grain size, and at most $ACTGRAD_SIM_THREADS.
 // Does not touch the GIL: a caller holding it releases it around the call.
 actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,

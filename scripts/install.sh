@@ -35,12 +35,15 @@ PIP=("$PYTHON" -m pip install --quiet --disable-pip-version-check)
 STAMP=build/install-stamp  # what the last successful install was built from
 step() { printf '[install %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
-# What the extension is built from: its sources, the build files, and the Python and torch it compiles against.
+# What the extensions are built from: their sources, the build files, the Python and torch they compile against, and
+# whether setup.py builds the torch_npu bridge (torch_npu importable, a CANN toolkit at ASCEND_HOME_PATH).
 build_fingerprint() {
     "$PYTHON" - <<'PY'
-import hashlib, pathlib, sys
+import hashlib, importlib.util, os, pathlib, sys
 import torch
-h = hashlib.sha256(f"{sys.version} {torch.__version__}".encode())
+cann = os.environ.get("ASCEND_HOME_PATH", "")
+bridge = importlib.util.find_spec("torch_npu") is not None and pathlib.Path(cann, "include/aclnn/acl_meta.h").is_file()
+h = hashlib.sha256(f"{sys.version} {torch.__version__} bridge={bridge} {cann}".encode())
 files = [pathlib.Path(p) for p in ("setup.py", "pyproject.toml")]
 for folder in ("op_kernel", "op_host", "sim/include"):  # python/ is live in an editable install
     files += sorted(p for p in pathlib.Path(folder).rglob("*") if p.is_file())

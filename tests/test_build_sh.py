@@ -50,3 +50,12 @@ def test_cann_without_its_cmake_modules_is_refused(tmp_path):
 def test_unknown_argument_is_refused():
     result = build_sh("--bogus")
     assert result.returncode == 2 and "unknown argument '--bogus'" in result.stderr
+
+
+def test_a_version_file_without_a_version_line_is_passed_over(tmp_path):
+    cann = fake_cann(tmp_path, "nothing here", modules=True)
+    compiler = tmp_path / "share" / "info" / "compiler"
+    compiler.mkdir(parents=True)
+    (compiler / "version.info").write_text("Version=8.2.0\n")
+    result = build_sh(cann=cann)
+    assert result.returncode == 2 and "CANN 8.2" in result.stderr

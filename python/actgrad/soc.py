@@ -10,8 +10,6 @@ import functools
 
 from . import _C
 
-DEFAULT_SOC = "Ascend910B2"
-
 
 @functools.cache
 def socs() -> tuple[str, ...]:

@@ -38,21 +38,18 @@ inline const std::vector<SocProfile>& SocProfiles() {
     return profiles;
 }
 
-inline const SocProfile& FindSoc(const std::string& name) {
-    std::string known;
-    for (const auto& p : SocProfiles()) {
-        if (name == p.name) return p;
-        known += std::string(known.empty() ? "" : ", ") + p.name;
-    }
-    throw std::invalid_argument("unknown SoC '" + name + "'; known SoCs: " + known);
-}
-
 constexpr const char* kDefaultSocName = "Ascend910B2";
 
 inline std::string KnownSocNames() {  // for messages
     std::string known;
     for (const auto& p : SocProfiles()) known += std::string(known.empty() ? "" : ", ") + p.name;
     return known;
+}
+
+inline const SocProfile& FindSoc(const std::string& name) {
+    for (const auto& p : SocProfiles())
+        if (name == p.name) return p;
+    throw std::invalid_argument("unknown SoC '" + name + "'; known SoCs: " + KnownSocNames());
 }
 
 // $ACTGRAD_SOC: the SoC of launches that choose none. Unset or empty: no choice (null here, the default SoC applies).
