@@ -151,6 +151,12 @@ void LowerSoftPlusBackward(const Attrs& a, ElementwiseGradTiling& t) {
     SetExpCoefficient(t, 2, -std::fabs(a[0]));  // the kernel takes exp(-|beta| * |x|)
 }
 
+// piecewise-linear rectifiers, shrinks and Abs
+
+// the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
+
+// the smooth gates: GELU, FastGelu, Mish
+
 struct OpLowering {
     const char* type;
     void (*lower)(const Attrs&, ElementwiseGradTiling&);

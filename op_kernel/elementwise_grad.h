@@ -14,6 +14,9 @@ constexpr int32_t kBufferNum = 2;  // double buffering
 
 template <typename T, typename Functor>
 class ElementwiseGradKernel {
+    static_assert(Functor::kTmpTiles <= kMaxTmpTiles && Functor::kMaskTiles <= kMaxMaskTiles,
+                  "a functor needs more scratch tiles than Scratch holds (functors/scratch.h)");
+
 public:
     __aicore__ inline ElementwiseGradKernel() {}
 

@@ -66,6 +66,11 @@ def cases(actgrad, x, g, out_a, out_t):
          "elu_backward", lambda: aten.elu_backward.grad_input(g, 1.0, 1.0, 1.0, False, x, grad_input=out_t)),
         ("soft_plus_backward", lambda: actgrad.soft_plus_backward(x, g, 1.0, 20.0, out=out_a),
          "softplus_backward", lambda: aten.softplus_backward.grad_input(g, x, 1.0, 20.0, grad_input=out_t)),
+        # piecewise-linear rectifiers, shrinks and Abs
+
+        # the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
+
+        # the smooth gates: GELU, FastGelu, Mish
     ]
 
 

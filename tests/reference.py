@@ -525,3 +525,11 @@ def torch_reference(op: str, saved: torch.Tensor, grad: torch.Tensor, **attrs) -
     if op == "soft_plus_backward":
         return aten.softplus_backward(grad, saved, a["beta"], a["threshold"])
     raise ValueError(op)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# per-operator knowledge (tests/refs), gathered last: the records use the helpers above
+# ----------------------------------------------------------------------------------------------------------------
+from refs import piecewise_linear, sigmoid_family, smooth_gates  # noqa: E402
+
+REFS = {r.op: r for group in (piecewise_linear, sigmoid_family, smooth_gates) for r in group.REFS}

@@ -14,4 +14,10 @@ constexpr FunctorNeeds kBandGradNeeds{0, 3};
 constexpr FunctorNeeds kEluGradNeeds{2, 3};
 constexpr FunctorNeeds kSoftplusGradNeeds{2, 3};
 
+// piecewise-linear rectifiers, shrinks and Abs
+
+// the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
+
+// the smooth gates: GELU, FastGelu, Mish
+
 }  // namespace actgrad

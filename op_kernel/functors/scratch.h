@@ -5,8 +5,8 @@
 
 namespace actgrad {
 
-constexpr uint32_t kMaxTmpTiles = 2;
-constexpr uint32_t kMaxMaskTiles = 3;
+constexpr uint32_t kMaxTmpTiles = 4;
+constexpr uint32_t kMaxMaskTiles = 4;
 
 struct Scratch {
     AscendC::LocalTensor<float> tmp[kMaxTmpTiles];

@@ -112,3 +112,12 @@ def elu_backward(grad_output: torch.Tensor, alpha: float, scale: float, input_sc
 def softplus_backward(grad_output: torch.Tensor, self: torch.Tensor, beta: float, threshold: float) -> torch.Tensor:
     fn = "actgrad.aten.softplus_backward"
     return _ops.soft_plus_backward(self, grad_output, _scalar(fn, "beta", beta), _scalar(fn, "threshold", threshold))
+
+
+# piecewise-linear rectifiers, shrinks and Abs
+
+
+# the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
+
+
+# the smooth gates: GELU, FastGelu, Mish

@@ -116,7 +116,8 @@ class OpSpec:
         return own + self.rules
 
 
-OPS: tuple[OpSpec, ...] = (
+# The five founding operators.
+FOUNDING: tuple[OpSpec, ...] = (
     OpSpec(
         known_as="HardtanhGrad",
         inputs=("result", "grad"),
@@ -210,6 +211,18 @@ OPS: tuple[OpSpec, ...] = (
                     "(ATen, oneDNN: NaN).",
     ),
 )
+
+# The rest of the elementwise family, by math: piecewise-linear rectifiers, shrinks and Abs (bit-exact, select
+# semantics); the sigmoid/tanh family with SiLU, LogSigmoid, Softsign and Sqrt; the smooth gates GELU, FastGelu and Mish.
+# OpTypes spell acronyms as words (ReluBackward, GeluBackward): CANN derives the kernel's file name from the OpType by
+# two rules (ascendc_impl_build.py optype_snake and optype_snake_ex) that disagree on runs of capitals.
+PIECEWISE_LINEAR: tuple[OpSpec, ...] = ()
+
+SIGMOID_FAMILY: tuple[OpSpec, ...] = ()
+
+SMOOTH_GATES: tuple[OpSpec, ...] = ()
+
+OPS: tuple[OpSpec, ...] = FOUNDING + PIECEWISE_LINEAR + SIGMOID_FAMILY + SMOOTH_GATES
 
 BY_NAME = {op.name: op for op in OPS}
 BY_TYPE = {op.op_type: op for op in OPS}
