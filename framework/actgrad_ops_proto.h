@@ -56,6 +56,60 @@ REG_OP(ActgradSoftPlusBackward)
     .ATTR(threshold, Float, std::numeric_limits<float>::infinity())
     .OP_END_FACTORY_REG(ActgradSoftPlusBackward)
 
+// diff_src = diff_dst if src_or_dst > 0 else 0
+REG_OP(ActgradReluBackward)
+    .INPUT(src_or_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(use_dst, Bool, true)
+    .OP_END_FACTORY_REG(ActgradReluBackward)
+
+// backprops = gradients if features > threshold else 0
+REG_OP(ActgradThresholdGradV2D)
+    .INPUT(gradients, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(features, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(backprops, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .REQUIRED_ATTR(threshold, Float)
+    .OP_END_FACTORY_REG(ActgradThresholdGradV2D)
+
+// backprops = gradients if features > 0 else gradients*negative_slope
+REG_OP(ActgradLeakyReluGrad)
+    .INPUT(gradients, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(features, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(backprops, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(negative_slope, Float, 0.0)
+    .OP_END_FACTORY_REG(ActgradLeakyReluGrad)
+
+// diff_src = 0 if src <= -3, diff_dst*(src/3 + 0.5) if -3 < src < 3, diff_dst if src >= 3
+REG_OP(ActgradHardSwishBackward)
+    .INPUT(src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OP_END_FACTORY_REG(ActgradHardSwishBackward)
+
+// output_y = 0 if -lambd <= input_x <= lambd else input_grad
+REG_OP(ActgradSoftShrinkGrad)
+    .INPUT(input_grad, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(input_x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(output_y, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(lambd, Float, 0.5)
+    .OP_END_FACTORY_REG(ActgradSoftShrinkGrad)
+
+// backprops = 0 if -lambd <= features <= lambd else gradients
+REG_OP(ActgradHardShrinkGrad)
+    .INPUT(gradients, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(features, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(backprops, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(lambd, Float, 0.5)
+    .OP_END_FACTORY_REG(ActgradHardShrinkGrad)
+
+// diff_src = diff_dst if src > 0, -diff_dst if src < 0, 0 if src = 0
+REG_OP(ActgradAbsBackward)
+    .INPUT(src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OP_END_FACTORY_REG(ActgradAbsBackward)
+
 }  // namespace ge
 
 #endif  // ACTGRAD_OPS_PROTO_H_

@@ -43,6 +43,55 @@ static ge::graphStatus ActgradSoftPlusBackwardTilingFunc(gert::TilingContext* co
                                                    sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
 }
 
+static ge::graphStatus ActgradReluBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kBool};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradReluBackward", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+static ge::graphStatus ActgradThresholdGradV2DTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradThresholdGradV2D", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+static ge::graphStatus ActgradLeakyReluGradTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradLeakyReluGrad", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+static ge::graphStatus ActgradHardSwishBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardSwishBackward", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+static ge::graphStatus ActgradSoftShrinkGradTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSoftShrinkGrad", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+static ge::graphStatus ActgradHardShrinkGradTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardShrinkGrad", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+static ge::graphStatus ActgradAbsBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradAbsBackward", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
 }  // namespace optiling
 
 namespace ops {
@@ -194,5 +243,199 @@ public:
     }
 };
 OP_ADD(ActgradSoftPlusBackward);
+
+// diff_src = diff_dst if src_or_dst > 0 else 0
+class ActgradReluBackward : public OpDef {
+public:
+    explicit ActgradReluBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src_or_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("use_dst").AttrType(OPTIONAL).Bool(true);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradReluBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradReluBackward);
+
+// backprops = gradients if features > threshold else 0
+class ActgradThresholdGradV2D : public OpDef {
+public:
+    explicit ActgradThresholdGradV2D(const char* name) : OpDef(name)
+    {
+        this->Input("gradients")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("features")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("backprops")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("threshold").AttrType(REQUIRED).Float();
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradThresholdGradV2DTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradThresholdGradV2D);
+
+// backprops = gradients if features > 0 else gradients*negative_slope
+class ActgradLeakyReluGrad : public OpDef {
+public:
+    explicit ActgradLeakyReluGrad(const char* name) : OpDef(name)
+    {
+        this->Input("gradients")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("features")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("backprops")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("negative_slope").AttrType(OPTIONAL).Float(0.0);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradLeakyReluGradTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradLeakyReluGrad);
+
+// diff_src = 0 if src <= -3, diff_dst*(src/3 + 0.5) if -3 < src < 3, diff_dst if src >= 3
+class ActgradHardSwishBackward : public OpDef {
+public:
+    explicit ActgradHardSwishBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradHardSwishBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradHardSwishBackward);
+
+// output_y = 0 if -lambd <= input_x <= lambd else input_grad
+class ActgradSoftShrinkGrad : public OpDef {
+public:
+    explicit ActgradSoftShrinkGrad(const char* name) : OpDef(name)
+    {
+        this->Input("input_grad")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("input_x")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("output_y")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("lambd").AttrType(OPTIONAL).Float(0.5);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradSoftShrinkGradTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradSoftShrinkGrad);
+
+// backprops = 0 if -lambd <= features <= lambd else gradients
+class ActgradHardShrinkGrad : public OpDef {
+public:
+    explicit ActgradHardShrinkGrad(const char* name) : OpDef(name)
+    {
+        this->Input("gradients")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("features")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("backprops")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("lambd").AttrType(OPTIONAL).Float(0.5);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradHardShrinkGradTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradHardShrinkGrad);
+
+// diff_src = diff_dst if src > 0, -diff_dst if src < 0, 0 if src = 0
+class ActgradAbsBackward : public OpDef {
+public:
+    explicit ActgradAbsBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradAbsBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradAbsBackward);
 
 }  // namespace ops

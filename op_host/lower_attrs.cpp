@@ -153,6 +153,65 @@ void LowerSoftPlusBackward(const Attrs& a, ElementwiseGradTiling& t) {
 
 // piecewise-linear rectifiers, shrinks and Abs
 
+// The next float above v (v itself at +inf): x < FloatAfter(v) decides like x <= v.
+float FloatAfter(float v) { return std::nextafter(v, std::numeric_limits<float>::infinity()); }
+float FloatBefore(float v) { return std::nextafter(v, -std::numeric_limits<float>::infinity()); }
+
+// StepGrad ops: params [lo, hi, lowCoef, midDivisor, midOffset, loF16, hiF16]: grad*lowCoef where x < lo, grad where
+// x > hi, between them 0 (midDivisor 0) or grad*(x/midDivisor + midOffset); lo > hi leaves no middle. For an f16 x,
+// x < lo exactly when x is below the smallest f16 >= lo, and x > hi when above the largest f16 <= hi.
+void SetSteps(ElementwiseGradTiling& t, float lo, float hi, float lowCoef, float midDivisor = 0.0f,
+              float midOffset = 0.0f) {
+    t.params[0] = lo;
+    t.params[1] = hi;
+    t.params[2] = lowCoef;
+    t.params[3] = midDivisor;
+    t.params[4] = midOffset;
+    t.params[5] = HalfAtOrAbove(lo);
+    t.params[6] = HalfAtOrBelow(hi);
+}
+
+// grad where x > bound, else grad*lowCoef: lo just above bound leaves no middle (a bound of +inf leaves +inf alone
+// there, a 0 like the low region of the only op that takes such a bound, ThresholdGradV2D)
+void SetRectifier(ElementwiseGradTiling& t, float bound, float lowCoef) {
+    SetSteps(t, FloatAfter(bound), bound, lowCoef);
+}
+
+void LowerReluBackward(const Attrs&, ElementwiseGradTiling& t) {
+    // use_dst changes nothing: the forward output is > 0 exactly where the input is
+    SetRectifier(t, 0.0f, 0.0f);
+}
+
+void LowerThresholdGradV2D(const Attrs& a, ElementwiseGradTiling& t) {
+    SetRectifier(t, a[0], 0.0f);
+}
+
+void LowerLeakyReluGrad(const Attrs& a, ElementwiseGradTiling& t) {
+    SetRectifier(t, 0.0f, a[0]);
+}
+
+void LowerHardSwishBackward(const Attrs&, ElementwiseGradTiling& t) {
+    // PyTorch: 0 for x <= -3, grad*(x/3 + 0.5) for -3 < x < 3, grad for x >= 3
+    SetSteps(t, FloatAfter(-3.0f), FloatBefore(3.0f), 0.0f, 3.0f, 0.5f);
+}
+
+// grad outside the closed band [-lambd, lambd]; a negative lambd leaves no band (lo > hi)
+void SetShrink(ElementwiseGradTiling& t, float lambd) {
+    SetSteps(t, -lambd, lambd, 1.0f);
+}
+
+void LowerSoftShrinkGrad(const Attrs& a, ElementwiseGradTiling& t) {
+    SetShrink(t, a[0]);
+}
+
+void LowerHardShrinkGrad(const Attrs& a, ElementwiseGradTiling& t) {
+    SetShrink(t, a[0]);
+}
+
+void LowerAbsBackward(const Attrs&, ElementwiseGradTiling& t) {
+    SetSteps(t, 0.0f, 0.0f, -1.0f);  // -grad below 0, grad above, 0 at +-0
+}
+
 // the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
 
 // the smooth gates: GELU, FastGelu, Mish

@@ -216,7 +216,116 @@ FOUNDING: tuple[OpSpec, ...] = (
 # semantics); the sigmoid/tanh family with SiLU, LogSigmoid, Softsign and Sqrt; the smooth gates GELU, FastGelu and Mish.
 # OpTypes spell acronyms as words (ReluBackward, GeluBackward): CANN derives the kernel's file name from the OpType by
 # two rules (ascendc_impl_build.py optype_snake and optype_snake_ex) that disagree on runs of capitals.
-PIECEWISE_LINEAR: tuple[OpSpec, ...] = ()
+PIECEWISE_LINEAR: tuple[OpSpec, ...] = (
+    OpSpec(
+        known_as="ReluBackward",
+        inputs=("src_or_dst", "diff_dst"),
+        saved="src_or_dst",
+        output="diff_src",
+        attrs=(Attr("use_dst", "bool", True, "src_or_dst is the forward output (the same test decides either)"),),
+        functor="StepGrad",
+        forward_tensor="forward output (use_dst=true) or input",
+        formula="diff_src = diff_dst if src_or_dst > 0 else 0",
+        origin="oneDNN Graph ReLUBackward (alpha 0)",
+        cann_builtin="aclnnThresholdBackward",
+        divergences="NaN in src_or_dst or diff_dst gives NaN (PyTorch: grad; oneDNN ref: 0). An infinite diff_dst where "
+                    "src_or_dst <= 0 gives 0 (oneDNN and CANN ReluGrad multiply: NaN).",
+    ),
+    OpSpec(
+        known_as="ThresholdGradV2D",
+        inputs=("gradients", "features"),
+        saved="features",
+        output="backprops",
+        attrs=(Attr("threshold", "float", None, "features <= threshold gives 0", valid="number"),),
+        functor="StepGrad",
+        forward_tensor="forward input",
+        formula="backprops = gradients if features > threshold else 0",
+        origin="CANN ThresholdGradV2D (PyTorch threshold_backward)",
+        cann_builtin="aclnnThresholdBackward",
+        divergences="NaN in features or gradients gives NaN (PyTorch and CANN: gradients for a NaN feature). threshold "
+                    "is float32 and compared in float32 for every dtype (as PyTorch's opmath).",
+    ),
+    OpSpec(
+        known_as="LeakyReluGrad",
+        inputs=("gradients", "features"),
+        saved="features",
+        output="backprops",
+        attrs=(Attr("negative_slope", "float", 0.0, "slope for features <= 0", valid="number"),),
+        functor="StepGrad",
+        forward_tensor="forward input (or output when negative_slope >= 0: the sign test gives the same answer)",
+        formula="backprops = gradients if features > 0 else gradients*negative_slope",
+        origin="CANN LeakyReluGrad (PyTorch leaky_relu_backward)",
+        cann_builtin="aclnnLeakyReluBackward",
+        divergences="NaN in features gives NaN (PyTorch and CANN: gradients*negative_slope). With negative_slope 0 an "
+                    "infinite gradient where features <= 0 gives 0 (PyTorch, CANN: NaN). A negative slope is accepted "
+                    "(the forward output cannot be inverted then: actgrad.aten.leaky_relu_backward refuses "
+                    "self_is_result=True with it, as ATen does).",
+    ),
+    OpSpec(
+        known_as="HardSwishBackward",
+        inputs=("src", "diff_dst"),
+        saved="src",
+        output="diff_src",
+        attrs=(),
+        functor="StepGrad",
+        forward_tensor="forward input",
+        formula="diff_src = 0 if src <= -3, diff_dst*(src/3 + 0.5) if -3 < src < 3, diff_dst if src >= 3",
+        origin="oneDNN Graph HardSwishBackward (PyTorch hardswish_backward's form)",
+        cann_builtin="aclnnHardswishBackwardV2",
+        divergences="src/3 is a float32 division, as PyTorch (oneDNN and CANN multiply by 0.33333334f: up to 1 ulp "
+                    "apart). The linear branch is the open interval (-3, 3), as PyTorch 2.13 and CANN "
+                    "HardSwishGradV2 (oneDNN decides on src/6 + 0.5 in float32: saturated at 2.9999998; "
+                    "aclnnHardswishBackward (V1) and PyTorch before 2.7: linear on [-3, 3]). NaN gives NaN (PyTorch "
+                    "scalar path and CANN: diff_dst). An infinite diff_dst at src <= -3 or src = -1.5 (a zero "
+                    "derivative) gives 0.",
+    ),
+    OpSpec(
+        known_as="SoftShrinkGrad",
+        inputs=("input_grad", "input_x"),
+        saved="input_x",
+        output="output_y",
+        attrs=(Attr("lambd", "float", 0.5, "half-width of the closed zero band [-lambd, lambd]", valid="number"),),
+        functor="StepGrad",
+        forward_tensor="forward input",
+        formula="output_y = 0 if -lambd <= input_x <= lambd else input_grad",
+        origin="CANN SoftShrinkGrad (PyTorch softshrink_backward)",
+        cann_builtin="aclnnSoftshrinkBackward",
+        divergences="lambd is float32 for every dtype (PyTorch rounds it to the tensor's dtype: a bf16/f16 lambd such "
+                    "as 0.3 moves the band edge). A negative lambd is accepted and passes input_grad everywhere, as "
+                    "PyTorch (CANN refuses it). NaN gives NaN (PyTorch: input_grad or 0 by position; CANN: "
+                    "input_grad). An infinite input_grad inside the band gives 0.",
+    ),
+    OpSpec(
+        known_as="HardShrinkGrad",
+        inputs=("gradients", "features"),
+        saved="features",
+        output="backprops",
+        attrs=(Attr("lambd", "float", 0.5, "half-width of the closed zero band [-lambd, lambd]", valid="number"),),
+        functor="StepGrad",
+        forward_tensor="forward input",
+        formula="backprops = 0 if -lambd <= features <= lambd else gradients",
+        origin="CANN HardShrinkGrad (PyTorch hardshrink_backward)",
+        cann_builtin="aclnnHardshrinkBackward",
+        divergences="lambd is float32 for every dtype (PyTorch rounds it to the tensor's dtype). A negative lambd is "
+                    "accepted and passes gradients everywhere, as PyTorch (CANN clamps it to 0). NaN gives NaN "
+                    "(PyTorch: gradients or 0 by position; CANN: gradients). An infinite gradient inside the band "
+                    "gives 0.",
+    ),
+    OpSpec(
+        known_as="AbsBackward",
+        inputs=("src", "diff_dst"),
+        saved="src",
+        output="diff_src",
+        attrs=(),
+        functor="StepGrad",
+        forward_tensor="forward input",
+        formula="diff_src = diff_dst if src > 0, -diff_dst if src < 0, 0 if src = 0",
+        origin="oneDNN Graph AbsBackward",
+        cann_builtin="-",
+        divergences="NaN in src gives NaN (PyTorch grad*sgn(src) and oneDNN ref: 0). An infinite diff_dst at src = 0 "
+                    "gives 0, as oneDNN (PyTorch: NaN). src = +-inf gives +-diff_dst.",
+    ),
+)
 
 SIGMOID_FAMILY: tuple[OpSpec, ...] = ()
 
