@@ -115,6 +115,35 @@ def softplus_backward(grad_output: torch.Tensor, self: torch.Tensor, beta: float
 
 
 # piecewise-linear rectifiers, shrinks and Abs
+def threshold_backward(grad_output: torch.Tensor, self: torch.Tensor, threshold: float) -> torch.Tensor:
+    return _ops.threshold_grad_v2_d(grad_output, self, _scalar("actgrad.aten.threshold_backward", "threshold", threshold))
+
+
+def leaky_relu_backward(grad_output: torch.Tensor, self: torch.Tensor, negative_slope: float,
+                        self_is_result: bool) -> torch.Tensor:
+    fn = "actgrad.aten.leaky_relu_backward"
+    negative_slope = _scalar(fn, "negative_slope", negative_slope)
+    self_is_result = _bool(fn, "self_is_result", self_is_result)
+    # the formula is the same on the forward output, which a negative slope would have flipped: ATen's check, with
+    # its type and message
+    torch._check(not self_is_result or negative_slope >= 0.0, lambda: (
+        "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. This is "
+        "caused by calling in-place forward function with a negative slope, please call out-of-place version "
+        "instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+        "backward calculation with negative slope"))
+    return _ops.leaky_relu_grad(grad_output, self, negative_slope)
+
+
+def hardswish_backward(grad_output: torch.Tensor, self: torch.Tensor) -> torch.Tensor:
+    return _ops.hard_swish_backward(self, grad_output)
+
+
+def softshrink_backward(grad_output: torch.Tensor, self: torch.Tensor, lambd: float) -> torch.Tensor:
+    return _ops.soft_shrink_grad(grad_output, self, _scalar("actgrad.aten.softshrink_backward", "lambd", lambd))
+
+
+def hardshrink_backward(grad_out: torch.Tensor, self: torch.Tensor, lambd: float) -> torch.Tensor:
+    return _ops.hard_shrink_grad(grad_out, self, _scalar("actgrad.aten.hardshrink_backward", "lambd", lambd))
 
 
 # the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
