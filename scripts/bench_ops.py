@@ -5,7 +5,8 @@ Both sides write into preallocated outputs (actgrad: out=; ATen: grad_input=), s
 measurement is the median of --reps runs after --warmup runs. The runs interleave: every round times each operator
 of a dtype once on each side, so a burst of load from other tenants of the machine lands on all of them a little
 instead of on one of them a lot, and the medians leave it out. ClampBackward is compared with hardtanh_backward (the
-same band test). Prints a table with the ratio actgrad time / ATen time (the project's target is <= 2x).
+same band test), ReluBackward with threshold_backward at 0, AbsBackward (no ATen backward) with the eager formula
+g * sign(x) into a preallocated output. Prints a table with the ratio actgrad time / ATen time (the project's target is <= 2x).
 
     python scripts/bench_ops.py [--numel 4194304] [--reps 15] [--dtypes float32,bfloat16] [--soc Ascend910B2]
 """
@@ -67,6 +68,20 @@ def cases(actgrad, x, g, out_a, out_t):
         ("soft_plus_backward", lambda: actgrad.soft_plus_backward(x, g, 1.0, 20.0, out=out_a),
          "softplus_backward", lambda: aten.softplus_backward.grad_input(g, x, 1.0, 20.0, grad_input=out_t)),
         # piecewise-linear rectifiers, shrinks and Abs
+        ("relu_backward", lambda: actgrad.relu_backward(x, g, False, out=out_a),
+         "threshold_backward(0)", lambda: aten.threshold_backward.grad_input(g, x, 0.0, grad_input=out_t)),
+        ("threshold_grad_v2_d", lambda: actgrad.threshold_grad_v2_d(g, x, 0.5, out=out_a),
+         "threshold_backward", lambda: aten.threshold_backward.grad_input(g, x, 0.5, grad_input=out_t)),
+        ("leaky_relu_grad", lambda: actgrad.leaky_relu_grad(g, x, 0.01, out=out_a),
+         "leaky_relu_backward", lambda: aten.leaky_relu_backward.grad_input(g, x, 0.01, False, grad_input=out_t)),
+        ("hard_swish_backward", lambda: actgrad.hard_swish_backward(x, g, out=out_a),
+         "hardswish_backward", lambda: aten.hardswish_backward.out(g, x, out=out_t)),
+        ("soft_shrink_grad", lambda: actgrad.soft_shrink_grad(g, x, 0.5, out=out_a),
+         "softshrink_backward", lambda: aten.softshrink_backward.grad_input(g, x, 0.5, grad_input=out_t)),
+        ("hard_shrink_grad", lambda: actgrad.hard_shrink_grad(g, x, 0.5, out=out_a),
+         "hardshrink_backward", lambda: aten.hardshrink_backward.grad_input(g, x, 0.5, grad_input=out_t)),
+        ("abs_backward", lambda: actgrad.abs_backward(x, g, out=out_a),
+         "g * sign(x) (eager)", lambda: torch.mul(g, torch.sign(x), out=out_t)),
 
         # the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
 

@@ -6,8 +6,8 @@
 // params: [0] lo, [1] hi, [2] lowCoef, [3] midDivisor (0: the middle is 0), [4] midOffset; [5] loF16, [6] hiF16 — the
 // same decisions for f16 values as f16 bounds (f16 tiles compare in f16, unwidened, where no f32 math reads x).
 //
-// Results that are grad or 0 are selected on the storage type (a half view of bf16: Select moves bits); products are
-// computed in f32 and narrowed once. Select semantics: a region whose derivative is 0 selects 0, so an infinite grad
+// Results that are grad, -grad or 0 are selected on the storage type (a half view of bf16: Select moves bits; -grad
+// flips the sign bit by an integer add); products are computed in f32 and narrowed once. Select semantics: a region whose derivative is 0 selects 0, so an infinite grad
 // gives 0 there; a product that is inf*0 (HardSwish's x/3 + 0.5 is 0 at x = -1.5) is replaced by 0. Then two fix-ups
 // restore the NaN policy: a NaN grad, then a NaN saved value, replaces its lane (each an in-place select that
 // changes only the NaN lanes).
@@ -16,6 +16,16 @@
 #include "tile_operands.h"
 
 namespace actgrad {
+
+// the integer lanes of a float type's bit patterns, and its sign bit as such a lane
+template <typename T> struct SignedBits {
+    using type = int16_t;
+    static constexpr int16_t kSign = -32768;
+};
+template <> struct SignedBits<float> {
+    using type = int32_t;
+    static constexpr int32_t kSign = -2147483647 - 1;
+};
 
 struct StepGrad {
     static constexpr uint32_t kTmpTiles = kStepGradNeeds.tmpTiles;
@@ -55,8 +65,8 @@ struct StepGrad {
             CompareSaved(t, below, lo, params[5], AscendC::CMPMODE::GE, inStorage, lanes);
             AscendC::And(below.ReinterpretCast<uint16_t>(), below.ReinterpretCast<uint16_t>(),
                          isNumber.ReinterpretCast<uint16_t>(), int32_t(lanes / 16));
-            AscendC::Select(t.outF, below, t.outF, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
             NarrowOut(t, n);
+            AscendC::Select(out, below, out, S(0.0f), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
             AscendC::Select(out, above, grad, out, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
         } else if (lowCoef == 0.0f) {  // only above hi is not 0
             AscendC::Select(out, above, grad, S(0.0f), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
@@ -69,11 +79,15 @@ struct StepGrad {
             } else {
                 resultIsGrad = true;
             }
-        } else {  // grad*lowCoef below, narrowed once, then grad above
-            WidenGrad(t, n);
-            gradWidened = true;
-            AscendC::Muls(t.outF, t.gradF, lowCoef, int32_t(lanes));
-            NarrowOut(t, n);
+        } else {  // -grad or grad*lowCoef below, then grad above
+            if (lowCoef == -1.0f) {
+                NegateGrad(t, n);
+            } else {  // narrowed once
+                WidenGrad(t, n);
+                gradWidened = true;
+                AscendC::Muls(t.outF, t.gradF, lowCoef, int32_t(lanes));
+                NarrowOut(t, n);
+            }
             if (hasMiddle) {
                 CompareSaved(t, below, lo, params[5], AscendC::CMPMODE::LT, inStorage, lanes);
                 AscendC::Select(out, below, out, S(0.0f), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
@@ -93,6 +107,14 @@ struct StepGrad {
     }
 
 private:
+    // out = -grad, exact for every value: adding the sign bit to the integer view flips it (integer lanes wrap)
+    template <typename T>
+    __aicore__ inline static void NegateGrad(const TileOperands<T>& t, uint32_t n) {
+        using I = typename SignedBits<T>::type;
+        AscendC::Adds(t.out.template ReinterpretCast<I>(), t.grad.template ReinterpretCast<I>(), SignedBits<T>::kSign,
+                      int32_t(n));
+    }
+
     // mask = x <mode> bound, on the f16 values (with the f16 bound) or on the f32 view
     template <typename T>
     __aicore__ inline static void CompareSaved(const TileOperands<T>& t, const AscendC::LocalTensor<uint8_t>& mask,
