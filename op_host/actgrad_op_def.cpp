@@ -63,51 +63,57 @@ static ge::graphStatus ActgradSoftPlusBackwardTilingFunc(gert::TilingContext* co
 
 static ge::graphStatus ActgradReluBackwardTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kBool};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradReluBackward", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"use_dst", actgrad::npu::AttrKind::kBool, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradReluBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradThresholdGradV2DTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradThresholdGradV2D", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"threshold", actgrad::npu::AttrKind::kFloat, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradThresholdGradV2D", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradLeakyReluGradTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradLeakyReluGrad", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"negative_slope", actgrad::npu::AttrKind::kFloat, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradLeakyReluGrad", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradHardSwishBackwardTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardSwishBackward", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardSwishBackward", nullptr, 0);
 }
 
 static ge::graphStatus ActgradSoftShrinkGradTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSoftShrinkGrad", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"lambd", actgrad::npu::AttrKind::kFloat, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSoftShrinkGrad", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradHardShrinkGradTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardShrinkGrad", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"lambd", actgrad::npu::AttrKind::kFloat, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardShrinkGrad", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradAbsBackwardTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradAbsBackward", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradAbsBackward", nullptr, 0);
 }
 
 }  // namespace optiling
