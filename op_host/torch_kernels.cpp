@@ -107,7 +107,8 @@ std::vector<double> AttributeValues(const TorchOpSpec& op, c10::ArrayRef<c10::IV
 
 // ------------------------------------------------------------------------------------------------ memory format
 // The result has the layout ATen gives its activation backward functions (hardtanh_backward & co.), which are binary
-// TensorIterator ops on (grad_output, self): TensorIterator's output for the inputs (gradient, saved), in that order.
+// TensorIterator ops on (grad_output, self): TensorIterator's output for the inputs (gradient, saved), in that order,
+// or (saved, gradient) where ATen's counterpart iterates so (threshold_backward, leaky_relu_backward: spec.py layout_first).
 // python/actgrad/meta_kernels.py computes the same strides for the Meta kernels.
 
 // TensorIterator's output strides for two inputs of one shape (its fast setup, then reorder_dimensions and
@@ -235,7 +236,8 @@ private:
 
     // The functional result, in ATen's layout.
     at::Tensor Compute(const at::Tensor& in0, const at::Tensor& in1, const std::vector<double>& attrs) const {
-        const std::vector<int64_t> strides = ElementwiseOutputStrides(Grad(in0, in1), Saved(in0, in1));
+        const std::vector<int64_t> strides = op_.layoutFirst == 0 ? ElementwiseOutputStrides(in0, in1)
+                                                                  : ElementwiseOutputStrides(in1, in0);
         at::Tensor result = strides.empty() ? at::empty(in0.sizes(), in0.options())
                                             : at::empty_strided(in0.sizes(), strides, in0.options());
         if (result.numel() > 0) Launch(InLayoutOf(in0, result), InLayoutOf(in1, result), result, attrs);
@@ -263,10 +265,10 @@ private:
 
 TorchOpSpec MakeTorchOpSpec(const std::string& ns, const std::string& name, const std::string& opType,
                             const std::vector<std::string>& inputs, int64_t savedIndex, const std::vector<AttrTuple>& attrs,
-                            const std::vector<std::string>& dtypes, int64_t maxRank) {
-    TORCH_CHECK(inputs.size() == 2 && (savedIndex == 0 || savedIndex == 1), "actgrad: ", name,
-                " must have two tensor inputs, the saved one at index 0 or 1");
-    TorchOpSpec spec{ns, name, opType, inputs, savedIndex, {}, dtypes, maxRank};
+                            const std::vector<std::string>& dtypes, int64_t maxRank, int64_t layoutFirst) {
+    TORCH_CHECK(inputs.size() == 2 && (savedIndex == 0 || savedIndex == 1) && (layoutFirst == 0 || layoutFirst == 1),
+                "actgrad: ", name, " must have two tensor inputs, the saved one and the layout-deciding one at index 0 or 1");
+    TorchOpSpec spec{ns, name, opType, inputs, savedIndex, {}, dtypes, maxRank, layoutFirst};
     for (const auto& [attr, isBool, infiniteDefault, choices] : attrs)
         spec.attrs.push_back({attr, isBool, infiniteDefault, choices});
     return spec;

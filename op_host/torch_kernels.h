@@ -30,12 +30,13 @@ struct TorchOpSpec {
     std::vector<TorchAttr> attrs;     // schema order
     std::vector<std::string> dtypes;  // supported, as torch names ("float32")
     int64_t maxRank;
+    int64_t layoutFirst;              // which input's layout decides the functional result's strides first
 };
 
 // The spec entry as Python passes it.
 TorchOpSpec MakeTorchOpSpec(const std::string& ns, const std::string& name, const std::string& opType,
                             const std::vector<std::string>& inputs, int64_t savedIndex, const std::vector<AttrTuple>& attrs,
-                            const std::vector<std::string>& dtypes, int64_t maxRank);
+                            const std::vector<std::string>& dtypes, int64_t maxRank, int64_t layoutFirst);
 
 // Runs op_type's kernel: in0/in1 in IR order, contiguous, one dtype and size; out likewise, possibly the gradient
 // input itself; attrs in schema order, bools as 0/1, validated. It picks the device (the NPU launch guards the

@@ -362,11 +362,13 @@ def test_result_has_atens_strides(op, layout):
     saved, grad = _layout_inputs(layout)
     saved0, grad0 = saved.clone(), grad.clone()
     attrs = MEMORY_FORMAT_ATTRS[op]
-    # ATen's activation backward functions are binary TensorIterator ops on (grad, saved), as torch.mul is
-    want = torch.mul(grad, saved)
+    # ATen's activation backward functions are binary TensorIterator ops on (grad, saved), as torch.mul is, or on
+    # (saved, grad) where the spec says so (layout_first)
+    ordered = (saved, grad) if R.SPEC.BY_NAME[op].layout_first == "saved" else (grad, saved)
+    want = torch.mul(*ordered)
     if R.has_torch(op):
         want = R.torch_reference(op, saved, grad, **attrs)  # ATen's counterpart, its layout included
-        assert want.stride() == torch.mul(grad, saved).stride()
+        assert want.stride() == torch.mul(*ordered).stride()
     got = H.call(op, saved, grad, **attrs)
     assert got.stride() == want.stride(), (got.stride(), want.stride())
     H.check_op(op, got, saved, grad, attrs, f"{op} {layout}")

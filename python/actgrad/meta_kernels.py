@@ -19,7 +19,8 @@ _FUNCTIONAL = object()  # the `out` of a functional call (None is an invalid out
 def elementwise_output_strides(first: torch.Tensor, second: torch.Tensor) -> tuple | None:
     """The strides ATen's TensorIterator gives the output of a binary elementwise op on (first, second), which have
     one shape: ATen's activation backward functions take (grad_output, self), so the operators give their result the
-    layout of (gradient, saved tensor). None: contiguous. As op_host/torch_kernels.cpp ElementwiseOutputStrides."""
+    layout of (gradient, saved tensor), or (saved tensor, gradient) where ATen's counterpart iterates in that order
+    (OpSpec.layout_first). None: contiguous. As op_host/torch_kernels.cpp ElementwiseOutputStrides."""
     if first.is_contiguous() and second.is_contiguous():
         return None
     if (first.is_contiguous(memory_format=torch.channels_last)
@@ -75,8 +76,8 @@ def _validate(op: OpSpec, in0, in1, attrs, out=_FUNCTIONAL) -> None:
 def meta_kernels(op: OpSpec) -> tuple[Callable, Callable]:
     def functional(in0, in1, *attrs):
         _validate(op, in0, in1, attrs)
-        grad, saved = (in1, in0) if op.saved_index == 0 else (in0, in1)
-        strides = elementwise_output_strides(grad, saved)
+        first, second = (in0, in1) if op.layout_first_index == 0 else (in1, in0)
+        strides = elementwise_output_strides(first, second)
         if strides is None:
             return in0.new_empty(in0.shape)
         return in0.new_empty_strided(in0.shape, strides)

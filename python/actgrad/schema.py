@@ -85,6 +85,7 @@ def attribute_values(op: OpSpec, given: Sequence[float | bool | str]) -> list[fl
 
 def kernel_spec(op: OpSpec) -> tuple:
     """The arguments of _C.register_twin_kernels and actgrad._npu.register_kernels after the namespace; each attribute
-    as (name, is_bool, infinite_default, choices), choices empty but for str attributes."""
+    as (name, is_bool, infinite_default, choices), choices empty but for str attributes; last the IR index of the input
+    whose layout decides the result's strides first."""
     attrs = [(a.name, a.type == "bool", has_infinite_default(a), list(a.choices)) for a in op.attrs]
-    return op.name, op.op_type, list(op.inputs), op.saved_index, attrs, list(DTYPES), MAX_RANK
+    return op.name, op.op_type, list(op.inputs), op.saved_index, attrs, list(DTYPES), MAX_RANK, op.layout_first_index

@@ -100,6 +100,9 @@ class OpSpec:
     cann_builtin: str  # the CANN built-in aclnn API computing the same gradient, or "-"
     divergences: str
     rules: tuple[Rule, ...] = ()  # beyond each attribute's own `valid`
+    # the input ATen's counterpart lists first in its TensorIterator ("grad" or "saved"): its layout decides the
+    # functional result's strides first (threshold_backward and leaky_relu_backward take (self, grad))
+    layout_first: str = "grad"
     dtypes: tuple[str, ...] = DTYPES
 
     @cached_property  # read on every call of the op
@@ -129,6 +132,11 @@ class OpSpec:
     @property
     def saved_index(self) -> int:
         return self.inputs.index(self.saved)
+
+    @property
+    def layout_first_index(self) -> int:
+        """IR index of the input whose layout decides the functional result's strides first (layout_first)."""
+        return self.saved_index if self.layout_first == "saved" else 1 - self.saved_index
 
     @property
     def checks(self) -> tuple[Rule, ...]:
@@ -250,8 +258,9 @@ PIECEWISE_LINEAR: tuple[OpSpec, ...] = (
         formula="diff_src = diff_dst if src_or_dst > 0 else 0",
         origin="oneDNN Graph ReLUBackward (alpha 0)",
         cann_builtin="aclnnThresholdBackward",
-        divergences="NaN in src_or_dst or diff_dst gives NaN (PyTorch: grad; oneDNN ref: 0). An infinite diff_dst where "
-                    "src_or_dst <= 0 gives 0 (oneDNN and CANN ReluGrad multiply: NaN).",
+        divergences="NaN in src_or_dst or diff_dst gives NaN (PyTorch: grad; oneDNN ref: 0). An infinite diff_dst "
+                    "where src_or_dst <= 0 gives 0 (oneDNN and CANN ReluGrad multiply: NaN).",
+        layout_first="saved",  # ATen: threshold_backward / leaky_relu_backward iterate (self, grad)
     ),
     OpSpec(
         known_as="ThresholdGradV2D",
@@ -266,6 +275,7 @@ PIECEWISE_LINEAR: tuple[OpSpec, ...] = (
         cann_builtin="aclnnThresholdBackward",
         divergences="NaN in features or gradients gives NaN (PyTorch and CANN: gradients for a NaN feature). threshold "
                     "is float32 and compared in float32 for every dtype (as PyTorch's opmath).",
+        layout_first="saved",  # ATen: threshold_backward / leaky_relu_backward iterate (self, grad)
     ),
     OpSpec(
         known_as="LeakyReluGrad",
@@ -282,6 +292,7 @@ PIECEWISE_LINEAR: tuple[OpSpec, ...] = (
                     "infinite gradient where features <= 0 gives 0 (PyTorch, CANN: NaN). A negative slope is accepted "
                     "(the forward output cannot be inverted then: actgrad.aten.leaky_relu_backward refuses "
                     "self_is_result=True with it, as ATen does).",
+        layout_first="saved",  # ATen: threshold_backward / leaky_relu_backward iterate (self, grad)
     ),
     OpSpec(
         known_as="HardSwishBackward",
