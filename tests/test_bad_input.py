@@ -192,6 +192,10 @@ INVALID_ATTRS = [
     ("elu_backward", {"alpha": 1.0, "use_dst": False, "input_scale": math.nan}, "input_scale"),
     ("soft_plus_backward", {"beta": math.nan}, "beta"),
     ("soft_plus_backward", {"threshold": math.nan}, "threshold"),
+    ("threshold_grad_v2_d", {"threshold": math.nan}, "threshold"),
+    ("leaky_relu_grad", {"negative_slope": math.nan}, "negative_slope"),
+    ("soft_shrink_grad", {"lambd": math.nan}, "lambd"),
+    ("hard_shrink_grad", {"lambd": math.nan}, "lambd"),
 ]
 
 
