@@ -6,7 +6,8 @@ measurement is the median of --reps runs after --warmup runs. The runs interleav
 of a dtype once on each side, so a burst of load from other tenants of the machine lands on all of them a little
 instead of on one of them a lot, and the medians leave it out. ClampBackward is compared with hardtanh_backward (the
 same band test), ReluBackward with threshold_backward at 0, AbsBackward (no ATen backward) with the eager formula
-g * sign(x) into a preallocated output. Prints a table with the ratio actgrad time / ATen time (the project's target is <= 2x).
+g * sign(x) into a preallocated output. Prints a table with the ratio actgrad time / ATen time (the project's target
+is <= 2x).
 
     python scripts/bench_ops.py [--numel 4194304] [--reps 15] [--dtypes float32,bfloat16] [--soc Ascend910B2]
 """

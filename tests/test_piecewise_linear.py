@@ -12,7 +12,7 @@ import torch
 
 import harness as H
 import reference as R
-from test_interfaces import SCALAR_KINDS, _outcome
+from test_interfaces import LAYOUTS, SCALAR_KINDS, _layout_inputs, _outcome
 
 actgrad = H.ag()
 aten = torch.ops.aten
@@ -74,6 +74,16 @@ def test_shrink_lambd_is_float32_not_the_tensors_dtype(name):
     grad = torch.ones_like(saved)
     assert getattr(actgrad.aten, name)(grad, saved, 0.3).tolist() == [1.0, 1.0, 0.0, 1.0]
     assert getattr(aten, name)(grad, saved, 0.3).tolist() == [0.0, 0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_drop_ins_keep_the_layout_aten_gives(layout):
+    # threshold_backward and leaky_relu_backward iterate (self, grad), the others (grad, self): ATen's strides either way
+    saved, grad = _layout_inputs(layout)
+    for name, cases in DROP_INS.items():
+        got, want = getattr(actgrad.aten, name)(grad, saved, *cases[0]), getattr(aten, name)(grad, saved, *cases[0])
+        assert got.stride() == want.stride(), name
+        assert torch.equal(got, want), name
 
 
 def test_drop_ins_have_atens_signatures():

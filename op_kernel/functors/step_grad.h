@@ -7,10 +7,11 @@
 // same decisions for f16 values as f16 bounds (f16 tiles compare in f16, unwidened, where no f32 math reads x).
 //
 // Results that are grad, -grad or 0 are selected on the storage type (a half view of bf16: Select moves bits; -grad
-// flips the sign bit by an integer add); products are computed in f32 and narrowed once. Select semantics: a region whose derivative is 0 selects 0, so an infinite grad
-// gives 0 there; a product that is inf*0 (HardSwish's x/3 + 0.5 is 0 at x = -1.5) is replaced by 0. Then two fix-ups
-// restore the NaN policy: a NaN grad, then a NaN saved value, replaces its lane (each an in-place select that
-// changes only the NaN lanes).
+// flips the sign bit by an integer add); products are computed in f32 and narrowed once. Select semantics: a region
+// whose derivative is 0 selects 0, so an infinite grad gives 0 there; a product that is inf*0 (HardSwish's
+// x/3 + 0.5 is 0 at x = -1.5) is replaced by 0. Then two fix-ups restore the NaN policy: a NaN grad, then a NaN saved
+// value, replaces its lane (each an in-place select that changes only the NaN lanes); the linear middle keeps NaN lanes
+// in the mask of its zero select instead.
 #pragma once
 #include "scratch.h"
 #include "tile_operands.h"
@@ -48,27 +49,12 @@ struct StepGrad {
         if (!inStorage) WidenSaved(t, n);
         CompareSaved(t, above, params[1], params[6], AscendC::CMPMODE::GT, inStorage, lanes);
 
+        if (linearMiddle) return LinearMiddle(t, s, params, n, lanes);
+
         // the result so far: grad itself (every lane grad or NaN-fixed) or out
         bool resultIsGrad = false;
         bool gradWidened = false;
-        if (linearMiddle) {
-            // the middle's product grad*(x/midDivisor + midOffset), 0 where it is NaN (inf*0; a NaN grad or x comes
-            // back in the fix-ups), then 0 below lo (HardSwish's low region is 0)
-            WidenGrad(t, n);
-            gradWidened = true;
-            const int32_t m = int32_t(lanes);
-            AscendC::Duplicate(t.outF, midDivisor, m);
-            AscendC::Div(t.outF, t.savedF, t.outF, m);
-            AscendC::Adds(t.outF, t.outF, params[4], m);
-            AscendC::Mul(t.outF, t.gradF, t.outF, m);
-            AscendC::Compare(isNumber, t.outF, t.outF, AscendC::CMPMODE::EQ, lanes);
-            CompareSaved(t, below, lo, params[5], AscendC::CMPMODE::GE, inStorage, lanes);
-            AscendC::And(below.ReinterpretCast<uint16_t>(), below.ReinterpretCast<uint16_t>(),
-                         isNumber.ReinterpretCast<uint16_t>(), int32_t(lanes / 16));
-            NarrowOut(t, n);
-            AscendC::Select(out, below, out, S(0.0f), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
-            AscendC::Select(out, above, grad, out, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
-        } else if (lowCoef == 0.0f) {  // only above hi is not 0
+        if (lowCoef == 0.0f) {  // only above hi is not 0
             AscendC::Select(out, above, grad, S(0.0f), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
         } else if (lowCoef == 1.0f) {  // grad below and above
             if (hasMiddle) {
@@ -107,6 +93,36 @@ struct StepGrad {
     }
 
 private:
+    // HardSwish's form: grad above hi; grad*(x/midDivisor + midOffset) from lo to hi, kept where x >= lo or is NaN and
+    // the factor is not 0 (NaN is not 0), or where grad is NaN: 0 below lo and for inf*0, NaN wherever x or grad is
+    template <typename T>
+    __aicore__ inline static void LinearMiddle(const TileOperands<T>& t, const Scratch& s, const float* params, uint32_t n,
+                                               uint32_t lanes) {
+        using S = typename SelectLane<T>::type;
+        const AscendC::LocalTensor<uint8_t>& above = s.mask[0];
+        const AscendC::LocalTensor<uint8_t>& keep = s.mask[1];
+        const AscendC::LocalTensor<uint8_t>& work = s.mask[2];
+        const AscendC::LocalTensor<uint16_t> keepWords = keep.ReinterpretCast<uint16_t>();
+        const AscendC::LocalTensor<uint16_t> workWords = work.ReinterpretCast<uint16_t>();
+        const AscendC::LocalTensor<S> out = SelectView(t.out);
+        const int32_t m = int32_t(lanes);
+        const int32_t words = int32_t(lanes / 16);
+        WidenGrad(t, n);
+        AscendC::Duplicate(t.outF, params[3], m);
+        AscendC::Div(t.outF, t.savedF, t.outF, m);
+        AscendC::Adds(t.outF, t.outF, params[4], m);
+        AscendC::Compares(keep, t.savedF, params[0], AscendC::CMPMODE::LT, lanes);
+        AscendC::Not(keepWords, keepWords, words);
+        AscendC::Compares(work, t.outF, 0.0f, AscendC::CMPMODE::NE, lanes);
+        AscendC::And(keepWords, keepWords, workWords, words);
+        AscendC::Compare(work, t.gradF, t.gradF, AscendC::CMPMODE::NE, lanes);
+        AscendC::Or(keepWords, keepWords, workWords, words);
+        AscendC::Mul(t.outF, t.gradF, t.outF, m);
+        NarrowOut(t, n);
+        AscendC::Select(out, keep, out, S(0.0f), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
+        AscendC::Select(out, above, SelectView(t.grad), out, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+    }
+
     // out = -grad, exact for every value: adding the sign bit to the integer view flips it (integer lanes wrap)
     template <typename T>
     __aicore__ inline static void NegateGrad(const TileOperands<T>& t, uint32_t n) {

@@ -116,7 +116,8 @@ def softplus_backward(grad_output: torch.Tensor, self: torch.Tensor, beta: float
 
 # piecewise-linear rectifiers, shrinks and Abs
 def threshold_backward(grad_output: torch.Tensor, self: torch.Tensor, threshold: float) -> torch.Tensor:
-    return _ops.threshold_grad_v2_d(grad_output, self, _scalar("actgrad.aten.threshold_backward", "threshold", threshold))
+    fn = "actgrad.aten.threshold_backward"
+    return _ops.threshold_grad_v2_d(grad_output, self, _scalar(fn, "threshold", threshold))
 
 
 def leaky_relu_backward(grad_output: torch.Tensor, self: torch.Tensor, negative_slope: float,
