@@ -74,11 +74,17 @@ struct StepGrad {
                 AscendC::Muls(t.outF, t.gradF, lowCoef, int32_t(lanes));
                 NarrowOut(t, n);
             }
-            if (hasMiddle) {
-                CompareSaved(t, below, lo, params[5], AscendC::CMPMODE::LT, inStorage, lanes);
+            AscendC::Select(out, above, grad, out, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+            if (hasMiddle) {  // 0 outside both regions: a middle of one point (AbsBackward's 0) is x == lo
+                if (lo == hi && params[5] == params[6]) {  // the point is an f16 value too
+                    CompareSaved(t, below, lo, params[5], AscendC::CMPMODE::NE, inStorage, lanes);
+                } else {
+                    CompareSaved(t, below, lo, params[5], AscendC::CMPMODE::LT, inStorage, lanes);
+                    AscendC::Or(below.ReinterpretCast<uint16_t>(), below.ReinterpretCast<uint16_t>(),
+                                above.ReinterpretCast<uint16_t>(), int32_t(lanes / 16));
+                }
                 AscendC::Select(out, below, out, S(0.0f), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
             }
-            AscendC::Select(out, above, grad, out, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
         }
 
         // a zero selected for a NaN grad gives the NaN back (where no region is 0, every lane carries grad's NaN)
