@@ -15,7 +15,7 @@ constexpr FunctorNeeds kEluGradNeeds{2, 3};
 constexpr FunctorNeeds kSoftplusGradNeeds{2, 3};
 
 // piecewise-linear rectifiers, shrinks and Abs
-constexpr FunctorNeeds kStepGradNeeds{0, 3};
+constexpr FunctorNeeds kStepGradNeeds{1, 3};
 
 // the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
 

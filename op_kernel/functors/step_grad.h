@@ -46,8 +46,10 @@ struct StepGrad {
         // f16 decides on its own values unless the middle's f32 math needs x widened anyway
         const bool inStorage = kComparesInStorage<T> && !linearMiddle;
         const uint32_t lanes = inStorage ? CompareLanes<T>(n) : CompareLanes<float>(n);
+        // -grad below 0 and grad above: grad with x's sign, moved by integer ops (no compare)
+        const bool signOfX = lowCoef == -1.0f && lo == 0.0f && hi == 0.0f;
         if (!inStorage) WidenSaved(t, n);
-        CompareSaved(t, above, params[1], params[6], AscendC::CMPMODE::GT, inStorage, lanes);
+        if (!signOfX) CompareSaved(t, above, params[1], params[6], AscendC::CMPMODE::GT, inStorage, lanes);
 
         if (linearMiddle) return LinearMiddle(t, s, params, n, lanes);
 
@@ -65,17 +67,21 @@ struct StepGrad {
             } else {
                 resultIsGrad = true;
             }
-        } else {  // -grad or grad*lowCoef below, then grad above
-            if (lowCoef == -1.0f) {
-                NegateGrad(t, n);
-            } else {  // narrowed once
-                WidenGrad(t, n);
-                gradWidened = true;
-                AscendC::Muls(t.outF, t.gradF, lowCoef, int32_t(lanes));
-                NarrowOut(t, n);
+        } else {  // -grad or grad*lowCoef below, grad above, 0 between
+            if (signOfX) {
+                CopySignOfSaved(t, s, n);
+            } else {
+                if (lowCoef == -1.0f) {
+                    NegateGrad(t, n);
+                } else {  // narrowed once
+                    WidenGrad(t, n);
+                    gradWidened = true;
+                    AscendC::Muls(t.outF, t.gradF, lowCoef, int32_t(lanes));
+                    NarrowOut(t, n);
+                }
+                AscendC::Select(out, above, grad, out, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
             }
-            AscendC::Select(out, above, grad, out, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
-            if (hasMiddle) {  // 0 outside both regions: a middle of one point (AbsBackward's 0) is x == lo
+            if (hasMiddle) {  // a middle of one point (AbsBackward's 0) is where x == lo
                 if (lo == hi && params[5] == params[6]) {  // the point is an f16 value too
                     CompareSaved(t, below, lo, params[5], AscendC::CMPMODE::NE, inStorage, lanes);
                 } else {
@@ -127,6 +133,19 @@ private:
         NarrowOut(t, n);
         AscendC::Select(out, keep, out, S(0.0f), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
         AscendC::Select(out, above, SelectView(t.grad), out, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+    }
+
+    // out = grad with its sign flipped where x's sign bit is set: grad's integer view plus x's sign bit (integer lanes
+    // wrap), the sign bit taken by an And with a tile of sign bits (And works on 16-bit lanes)
+    template <typename T>
+    __aicore__ inline static void CopySignOfSaved(const TileOperands<T>& t, const Scratch& s, uint32_t n) {
+        using I = typename SignedBits<T>::type;
+        const AscendC::LocalTensor<I> sign = s.tmp[0].ReinterpretCast<I>();
+        const AscendC::LocalTensor<uint16_t> signWords = s.tmp[0].ReinterpretCast<uint16_t>();
+        AscendC::Duplicate(sign, SignedBits<T>::kSign, int32_t(n));
+        AscendC::And(signWords, t.saved.template ReinterpretCast<uint16_t>(), signWords,
+                     int32_t(n * sizeof(T) / sizeof(uint16_t)));
+        AscendC::Add(t.out.template ReinterpretCast<I>(), t.grad.template ReinterpretCast<I>(), sign, int32_t(n));
     }
 
     // out = -grad, exact for every value: adding the sign bit to the integer view flips it (integer lanes wrap)
