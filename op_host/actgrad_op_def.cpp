@@ -63,44 +63,44 @@ static ge::graphStatus ActgradSoftPlusBackwardTilingFunc(gert::TilingContext* co
 
 static ge::graphStatus ActgradSigmoidBackwardTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kBool};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSigmoidBackward", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"use_dst", actgrad::npu::AttrKind::kBool, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSigmoidBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradTanhBackwardTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kBool};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradTanhBackward", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"use_dst", actgrad::npu::AttrKind::kBool, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradTanhBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradSiluGradTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSiluGrad", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSiluGrad", nullptr, 0);
 }
 
 static ge::graphStatus ActgradLogSigmoidGradTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradLogSigmoidGrad", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradLogSigmoidGrad", nullptr, 0);
 }
 
 static ge::graphStatus ActgradSoftsignGradTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSoftsignGrad", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSoftsignGrad", nullptr, 0);
 }
 
 static ge::graphStatus ActgradSqrtBackwardTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kBool};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSqrtBackward", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"use_dst", actgrad::npu::AttrKind::kBool, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSqrtBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 }  // namespace optiling

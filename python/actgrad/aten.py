@@ -134,7 +134,8 @@ def log_sigmoid_backward(grad_output: torch.Tensor, self: torch.Tensor, buffer: 
     """The value is computed from self alone (ATen's CPU kernel reads buffer, the forward's exp(-|self|), instead:
     the same values for the buffer log_sigmoid_forward returns). buffer is checked as ATen checks it: a tensor
     broadcastable to self's shape, of self's dtype, on self's device (RuntimeError); a buffer that would broadcast the
-    result to a larger shape, which ATen accepts, is refused too (actgrad's results have the inputs' shape)."""
+    result to a larger shape, which ATen accepts, is refused too (actgrad's results have the inputs' shape). The
+    result is laid out as ATen's, empty_like(grad_output)."""
     fn = "actgrad.aten.log_sigmoid_backward"
     torch._check(isinstance(buffer, torch.Tensor), lambda: (
         f"{fn}: buffer must be a Tensor (log_sigmoid_forward's second result), got {_type_name(buffer)}"))
@@ -145,7 +146,9 @@ def log_sigmoid_backward(grad_output: torch.Tensor, self: torch.Tensor, buffer: 
         f"{fn}: buffer has dtype {buffer.dtype}, expected self's dtype {self.dtype}"))
     torch._check(buffer.device == self.device, lambda: (
         f"{fn}: buffer is on {buffer.device}, expected self's device {self.device}"))
-    return _ops.log_sigmoid_grad(grad_output, self)
+    result = _ops.log_sigmoid_grad(grad_output, self)
+    layout = torch.empty_like(grad_output)
+    return result if result.stride() == layout.stride() else layout.copy_(result)  # copy_ is differentiable
 
 
 # the smooth gates: GELU, FastGelu, Mish

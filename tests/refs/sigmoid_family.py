@@ -170,7 +170,11 @@ def _tanh_torch(saved, grad, use_dst=True):
 
 
 def _log_sigmoid_torch(saved, grad):
-    return torch.ops.aten.log_sigmoid_backward(grad, saved, torch.ops.aten.log_sigmoid_forward(saved)[1])
+    """ATen's values, in the layout of a TensorIterator on (grad, saved): ATen's log_sigmoid_backward allocates its
+    result empty_like(grad_output) instead (actgrad.aten.log_sigmoid_backward does so too, the op follows the
+    family's rule)."""
+    values = torch.ops.aten.log_sigmoid_backward(grad, saved, torch.ops.aten.log_sigmoid_forward(saved)[1])
+    return torch.empty_like(torch.mul(grad, saved)).copy_(values)
 
 
 def _sqrt_torch(saved, grad, use_dst=True):
