@@ -68,6 +68,18 @@ def test_drop_ins_equal_aten_on_finite_inputs(name, dtype):
         assert R.ulp_distance(got, want).max() <= 1
 
 
+@pytest.mark.parametrize("layout", ["channels_last", "grad_expanded_saved_permuted", "grad_permuted_saved_other_permutation"])
+@pytest.mark.parametrize("name", ["sigmoid_backward", "tanh_backward", "silu_backward", "log_sigmoid_backward"])
+def test_drop_ins_keep_the_layout_aten_gives(name, layout):
+    # log_sigmoid_backward allocates empty_like(grad_output), the others follow TensorIterator on (grad, saved)
+    from test_interfaces import _layout_inputs  # noqa: PLC0415
+    saved, grad = _layout_inputs(layout)
+    args = (grad, saved, aten.log_sigmoid_forward(saved)[1]) if name == "log_sigmoid_backward" else (grad, saved)
+    got, want = getattr(actgrad.aten, name)(*args), getattr(aten, name)(*args)
+    assert got.stride() == want.stride()
+    torch.testing.assert_close(got, want, atol=1e-6, rtol=1e-6)
+
+
 def test_log_sigmoid_drop_in_computes_from_self_whatever_the_buffer():
     g, x, buffer = _aten_case("log_sigmoid_backward", torch.float32)
     want = actgrad.aten.log_sigmoid_backward(g, x, buffer)
