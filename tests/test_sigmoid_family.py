@@ -80,6 +80,29 @@ def test_drop_ins_keep_the_layout_aten_gives(name, layout):
     torch.testing.assert_close(got, want, atol=1e-6, rtol=1e-6)
 
 
+@pytest.mark.parametrize("name", ["sigmoid_backward", "tanh_backward", "silu_backward", "log_sigmoid_backward"])
+def test_drop_ins_refuse_what_aten_refuses_and_what_the_contract_does(name):
+    x, g = torch.randn(4, 3), torch.randn(4, 3)
+
+    def args(grad, saved):
+        return (grad, saved, torch.zeros(())) if name == "log_sigmoid_backward" else (grad, saved)
+    # refused by both with a RuntimeError (ATen's NotImplementedError for integers is one)
+    for grad, saved in ((g.int(), x.int()), (g, torch.randn(5, 3))):
+        if name == "log_sigmoid_backward" and grad.dtype == torch.int32:
+            continue  # the float buffer is refused first there
+        with pytest.raises(RuntimeError):
+            getattr(aten, name)(*args(grad, saved))
+        with pytest.raises(RuntimeError):
+            getattr(actgrad.aten, name)(*args(grad, saved))
+    # ATen broadcasts and promotes; actgrad's operators take one shape and one dtype (op-semantics A.3)
+    for grad, saved in ((g, x[0]), (g, x.double())):
+        if name == "log_sigmoid_backward" and saved.dtype == torch.float64:
+            continue  # the f32 buffer does not match self there
+        getattr(aten, name)(*args(grad, saved))
+        with pytest.raises(RuntimeError):
+            getattr(actgrad.aten, name)(*args(grad, saved))
+
+
 def test_log_sigmoid_drop_in_computes_from_self_whatever_the_buffer():
     g, x, buffer = _aten_case("log_sigmoid_backward", torch.float32)
     want = actgrad.aten.log_sigmoid_backward(g, x, buffer)
@@ -115,13 +138,15 @@ def test_log_sigmoid_drop_in_refuses_a_buffer_that_would_enlarge_the_result():
 # (op, attrs, saved, grad, expected); the ops are called in IR order by _call
 SPECIAL = [
     # sigmoid: the dst polynomial is 0 at d = 0 and 1 (an infinite grad gives 0), the src form's limits at +-inf
-    ("sigmoid_backward", {"use_dst": True}, [0.0, 1.0, 0.5, 2.0, INF, NAN, 0.5],
-     [INF, -INF, 8.0, 1.0, 1.0, 1.0, NAN], [0.0, 0.0, 2.0, -2.0, -INF, NAN, NAN]),
+    # (no sigmoid output is beyond [0, 1]: at d = 1e20 the f32 factor d*(1-d) overflows, as PyTorch's does, although
+    # the exact value times 1e-30 is -1e10)
+    ("sigmoid_backward", {"use_dst": True}, [0.0, 1.0, 0.5, 2.0, INF, NAN, 0.5, 1e20],
+     [INF, -INF, 8.0, 1.0, 1.0, 1.0, NAN, 1e-30], [0.0, 0.0, 2.0, -2.0, -INF, NAN, NAN, -INF]),
     ("sigmoid_backward", {"use_dst": False}, [INF, -INF, INF, 0.0, -200.0, NAN],
      [1.0, 1.0, INF, 4.0, -INF, 1.0], [0.0, 0.0, 0.0, 1.0, 0.0, NAN]),
     # tanh: (1-d)*(1+d) is 0 at d = +-1; 1 - tanh^2 = 4e/(1+e)^2 is 1 at 0, 0 at +-inf and beyond |x| = 52
-    ("tanh_backward", {"use_dst": True}, [1.0, -1.0, 0.0, 3.0, NAN],
-     [INF, -INF, -3.0, 1.0, 1.0], [0.0, 0.0, -3.0, -8.0, NAN]),
+    ("tanh_backward", {"use_dst": True}, [1.0, -1.0, 0.0, 3.0, NAN, -1e20],
+     [INF, -INF, -3.0, 1.0, 1.0, -1e-30], [0.0, 0.0, -3.0, -8.0, NAN, INF]),
     ("tanh_backward", {"use_dst": False}, [0.0, INF, -INF, 60.0, -60.0, NAN],
      [-3.0, INF, 1.0, INF, 1.0, 1.0], [-3.0, 0.0, 0.0, 0.0, 0.0, NAN]),
     # SiLU'(+inf) = 1, SiLU'(-inf) = 0, SiLU'(0) = 1/2; far-negative x: exp is 0, so is the derivative
