@@ -7,6 +7,10 @@
 // SigmoidBackward and TanhBackward are the polynomials d*(1-d) and (1-d)*(1+d) (1-d is exact near d = 1, so 1 - d*d's
 // cancellation is avoided). The result is grad * derivative, one f32 product.
 //
+// The high-level Sigmoid/Tanh APIs are not used: their accuracy on A2/A3 is undocumented (the vendor's gate is 1e-4
+// relative, ascendc-api.md), a derivative formed from their value (s*(1-s), 1 - tanh^2) loses its low bits where the
+// value saturates, and they need a shared tmp buffer besides (on the twin they are also scalar loops).
+//
 // NaN propagates through e and t. An infinite x gives the derivative's limit through e = 0; SiLU clamps x to
 // +-kSiluClamp first (e is 0 well before), so x*e is 0 rather than inf*0. An infinite grad where the f32 derivative is
 // exactly 0 gives 0.
