@@ -110,6 +110,51 @@ REG_OP(ActgradAbsBackward)
     .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OP_END_FACTORY_REG(ActgradAbsBackward)
 
+// diff_src = diff_dst*(d*(1-d)) (use_dst) or diff_dst*e/(1+e)^2 with e = exp(-|src|)
+REG_OP(ActgradSigmoidBackward)
+    .INPUT(src_or_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(use_dst, Bool, true)
+    .OP_END_FACTORY_REG(ActgradSigmoidBackward)
+
+// diff_src = diff_dst*((1-d)*(1+d)) (use_dst) or diff_dst*4e/(1+e)^2 with e = exp(-2|src|)
+REG_OP(ActgradTanhBackward)
+    .INPUT(src_or_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(use_dst, Bool, true)
+    .OP_END_FACTORY_REG(ActgradTanhBackward)
+
+// dx = dy*sigmoid(x)*(1 + x*(1-sigmoid(x)))
+REG_OP(ActgradSiluGrad)
+    .INPUT(dy, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(dx, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OP_END_FACTORY_REG(ActgradSiluGrad)
+
+// backprops = grads*sigmoid(-features)
+REG_OP(ActgradLogSigmoidGrad)
+    .INPUT(grads, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(features, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(backprops, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OP_END_FACTORY_REG(ActgradLogSigmoidGrad)
+
+// output = gradients/(1+|features|)^2
+REG_OP(ActgradSoftsignGrad)
+    .INPUT(gradients, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(features, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(output, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OP_END_FACTORY_REG(ActgradSoftsignGrad)
+
+// diff_src = diff_dst/(2*d) (use_dst) or diff_dst/(2*sqrt(src))
+REG_OP(ActgradSqrtBackward)
+    .INPUT(src_or_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(use_dst, Bool, true)
+    .OP_END_FACTORY_REG(ActgradSqrtBackward)
+
 }  // namespace ge
 
 #endif  // ACTGRAD_OPS_PROTO_H_

@@ -298,7 +298,7 @@ def test_cpu_kernels_check_like_the_meta_kernels(op):
     s, g = good((4, 8))
     spec = R.SPEC.BY_NAME[op]
     floats = [a.name for a in spec.attrs if a.type == "float"]
-    bad_attrs = [{floats[0]: math.nan}] if floats else []  # operators without a float attribute have none to refuse
+    bad_attrs = [{floats[0]: math.nan}] if floats else []  # NaN is refused by every float attribute, no bool
     cases = [  # (saved, grad, out, attrs)
         (s.to(torch.int64), g, None, {}),
         (s, g.to(torch.complex64), None, {}),
@@ -309,8 +309,7 @@ def test_cpu_kernels_check_like_the_meta_kernels(op):
         (s, None, None, {}),
         (s, g, torch.empty(32), {}),
         (s, g, torch.empty((4, 8), dtype=torch.float64), {}),
-        *((s, g, out, bad) for bad in bad_attrs for out in (None, torch.empty((4, 8)))),
-    ]
+    ] + [(s, g, out, bad) for bad in bad_attrs for out in (None, torch.empty((4, 8)))]
     for saved, grad, out, attrs in cases:
         def on(device):
             move = (lambda t: None if t is None else t.to(device))
