@@ -56,6 +56,20 @@ REG_OP(ActgradSoftPlusBackward)
     .ATTR(threshold, Float, std::numeric_limits<float>::infinity())
     .OP_END_FACTORY_REG(ActgradSoftPlusBackward)
 
+// z = dy*s*(1 + 1.702*x*(1 - s)), s = sigmoid(1.702*x) (1.702 as the f32 constant)
+REG_OP(ActgradFastGeluGrad)
+    .INPUT(dy, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(z, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OP_END_FACTORY_REG(ActgradFastGeluGrad)
+
+// diff_src = diff_dst*(tanh(sp) + src*sigmoid(src)*(1 - tanh(sp)^2)), sp = softplus(src)
+REG_OP(ActgradMishBackward)
+    .INPUT(src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OP_END_FACTORY_REG(ActgradMishBackward)
+
 }  // namespace ge
 
 #endif  // ACTGRAD_OPS_PROTO_H_

@@ -43,6 +43,20 @@ static ge::graphStatus ActgradSoftPlusBackwardTilingFunc(gert::TilingContext* co
                                                    sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
 }
 
+static ge::graphStatus ActgradFastGeluGradTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradFastGeluGrad", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
+static ge::graphStatus ActgradMishBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrKind kAttrKinds[] = {};
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradMishBackward", kAttrKinds,
+                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+}
+
 }  // namespace optiling
 
 namespace ops {
@@ -194,5 +208,59 @@ public:
     }
 };
 OP_ADD(ActgradSoftPlusBackward);
+
+// z = dy*s*(1 + 1.702*x*(1 - s)), s = sigmoid(1.702*x) (1.702 as the f32 constant)
+class ActgradFastGeluGrad : public OpDef {
+public:
+    explicit ActgradFastGeluGrad(const char* name) : OpDef(name)
+    {
+        this->Input("dy")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("x")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("z")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradFastGeluGradTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradFastGeluGrad);
+
+// diff_src = diff_dst*(tanh(sp) + src*sigmoid(src)*(1 - tanh(sp)^2)), sp = softplus(src)
+class ActgradMishBackward : public OpDef {
+public:
+    explicit ActgradMishBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradMishBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradMishBackward);
 
 }  // namespace ops

@@ -156,6 +156,11 @@ void LowerSoftPlusBackward(const Attrs& a, ElementwiseGradTiling& t) {
 // the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
 
 // the smooth gates: GELU, FastGelu, Mish
+void LowerFastGeluGrad(const Attrs&, ElementwiseGradTiling& t) {
+    SetExpCoefficient(t, 0, -1.702f);  // the kernel takes exp(-1.702 * |x|)
+}
+
+void LowerMishBackward(const Attrs&, ElementwiseGradTiling&) {}
 
 struct OpLowering {
     const char* type;

@@ -220,7 +220,41 @@ PIECEWISE_LINEAR: tuple[OpSpec, ...] = ()
 
 SIGMOID_FAMILY: tuple[OpSpec, ...] = ()
 
-SMOOTH_GATES: tuple[OpSpec, ...] = ()
+SMOOTH_GATES: tuple[OpSpec, ...] = (
+    OpSpec(
+        known_as="FastGeluGrad",
+        inputs=("dy", "x"),
+        saved="x",
+        output="z",
+        attrs=(),
+        functor="FastGeluGrad",
+        forward_tensor="forward input",
+        formula="z = dy*s*(1 + 1.702*x*(1 - s)), s = sigmoid(1.702*x) (1.702 as the f32 constant)",
+        origin="CANN FastGeluGrad",
+        cann_builtin="aclnnFastGeluBackward",
+        divergences="s and 1 - s are evaluated from exp(-1.702*|x|) without cancellation, and exp(-1.702*|x|) does "
+                    "not inherit the rounding of the f32 product (CANN's f32 kernel does: up to about 1.702*|x| ulp). "
+                    "x = +inf gives dy, x = -inf gives 0 (CANN: NaN from inf*0). An infinite dy where the f32 "
+                    "derivative is exactly 0 (exp(-1.702*|x|) underflowed, x < -61) gives 0 (CANN: NaN).",
+    ),
+    OpSpec(
+        known_as="MishBackward",
+        inputs=("src", "diff_dst"),
+        saved="src",
+        output="diff_src",
+        attrs=(),
+        functor="MishGrad",
+        forward_tensor="forward input",
+        formula="diff_src = diff_dst*(tanh(sp) + src*sigmoid(src)*(1 - tanh(sp)^2)), sp = softplus(src)",
+        origin="oneDNN Graph MishBackward",
+        cann_builtin="aclnnMishBackward",
+        divergences="Evaluated as (w*(w + 2) + 4*x*e*(1 + e))/(w + 2)^2 with e = exp(x), w = e*(e + 2), one exp and "
+                    "no cancellation but near the derivative's zero (x ~ -1.19); x > 16 passes diff_dst through (the "
+                    "f32 derivative is 1 there). src = +inf gives diff_dst, src = -inf gives 0 (PyTorch and oneDNN: "
+                    "NaN). An infinite diff_dst where the f32 derivative is exactly 0 (exp(src) underflowed, "
+                    "src < -103.97) gives 0 (PyTorch, oneDNN: NaN).",
+    ),
+)
 
 OPS: tuple[OpSpec, ...] = FOUNDING + PIECEWISE_LINEAR + SIGMOID_FAMILY + SMOOTH_GATES
 

@@ -1,0 +1,66 @@
+// FastGelu backward (CANN FastGeluGrad): z = 1.702*x, s = sigmoid(z), d = s*(1 + z*(1 - s)), dx = dy*d.
+// s and 1 - s come from e = exp(-|z|) without cancellation: with den = 1 + e, s = e/den and 1 - s = 1/den for x < 0,
+// s = 1/den and 1 - s = e/den otherwise, so neither tail overflows. exp(-1.702*|x|) does not inherit the rounding of
+// the f32 product (ExpOfProduct with the host's split of -1.702), which would cost up to |z| ulp where d ~ e*(1+z).
+// params: [0..2] -1.702 split for ExpOfProduct (hi, lo, xScale).
+//
+// The linear factor z is taken from x clamped to [-128, 128] (e is exactly 0 beyond, so d is 0 or 1 either way):
+// z*(1 - s) at x = +inf and s*z at x = -inf would be inf*0. A NaN x propagates through e whatever the clamp does
+// with it. An infinite dy where d is exactly 0 (e underflowed, x = -inf) gives 0.
+#pragma once
+#include "exp_of_product.h"
+#include "scratch.h"
+#include "tile_operands.h"
+#include "zero_derivative.h"
+
+namespace actgrad {
+
+struct FastGeluGrad {
+    static constexpr float kCoef = 1.702f;     // CANN's f32 constant: 1.70200002193450927734375
+    static constexpr float kClamp = 128.0f;    // exp(-1.702*128) is 0 in f32
+    static constexpr uint32_t kTmpTiles = kFastGeluGradNeeds.tmpTiles;
+    static constexpr uint32_t kMaskTiles = kFastGeluGradNeeds.maskTiles;
+
+    template <typename T>
+    __aicore__ inline static void Compute(const TileOperands<T>& t, const Scratch& s, const float* params, uint32_t n) {
+        const uint32_t lanes = CompareLanes<float>(n);
+        const int32_t m = int32_t(lanes);
+        const AscendC::LocalTensor<float>& z = s.tmp[0];
+        const AscendC::LocalTensor<float>& p = s.tmp[1];
+        const AscendC::LocalTensor<float>& a = s.tmp[2];
+        const AscendC::LocalTensor<float>& e = t.outF;
+        WidenSaved(t, n);
+        WidenGrad(t, n);
+        AscendC::Mins(z, t.savedF, kClamp, m);
+        AscendC::Maxs(z, z, -kClamp, m);
+        AscendC::Muls(z, z, kCoef, m);
+        // e = exp(-1.702*|x|), p = fl(-1.702*|x|)
+        AscendC::Abs(t.savedF, t.savedF, m);
+        AscendC::Muls(p, t.savedF, -kCoef, m);
+        const SplitCoefficient split{params[0], params[1], params[2]};
+        ExpOfProduct<kIsWidened<T>>(e, t.savedF, p, a, s.mask[0], split, lanes);  // consumes savedF
+        // z has x's sign (and is NaN or a number for a NaN x: e is NaN there anyway)
+        const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];
+        const AscendC::LocalTensor<uint8_t>& nonNegative = s.mask[1];
+        AscendC::Compares(negative, z, 0.0f, AscendC::CMPMODE::LT, lanes);
+        AscendC::Compares(nonNegative, z, 0.0f, AscendC::CMPMODE::GE, lanes);
+        const AscendC::LocalTensor<float>& den = p;
+        const AscendC::LocalTensor<float>& sig = a;
+        const AscendC::LocalTensor<float>& co = t.savedF;  // 1 - s
+        AscendC::Adds(den, e, 1.0f, m);
+        AscendC::Select(sig, negative, e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
+        AscendC::Select(co, nonNegative, e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
+        AscendC::Div(sig, sig, den, m);
+        AscendC::Div(co, co, den, m);
+        // d = s * (1 + z*(1 - s))
+        AscendC::Mul(co, co, z, m);
+        AscendC::Adds(co, co, 1.0f, m);
+        AscendC::Mul(sig, sig, co, m);
+        AscendC::Mul(t.outF, t.gradF, sig, m);
+        MarkNonZeroDerivative(s.mask[0], sig, false, t.gradF, s.mask[1], lanes);
+        NarrowOut(t, n);
+        ZeroUnlessKept(t.out, s.mask[0], lanes);
+    }
+};
+
+}  // namespace actgrad
