@@ -10,37 +10,55 @@ namespace optiling {
 
 static ge::graphStatus ActgradHardtanhGradTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardtanhGrad", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"min_val", actgrad::npu::AttrKind::kFloat, nullptr},
+        {"max_val", actgrad::npu::AttrKind::kFloat, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardtanhGrad", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradHardsigmoidBackwardTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardsigmoidBackward", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"alpha", actgrad::npu::AttrKind::kFloat, nullptr},
+        {"beta", actgrad::npu::AttrKind::kFloat, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradHardsigmoidBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradClampBackwardTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kBool};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradClampBackward", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"min", actgrad::npu::AttrKind::kFloat, nullptr},
+        {"max", actgrad::npu::AttrKind::kFloat, nullptr},
+        {"use_dst", actgrad::npu::AttrKind::kBool, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradClampBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradEluBackwardTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kBool, actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradEluBackward", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"alpha", actgrad::npu::AttrKind::kFloat, nullptr},
+        {"use_dst", actgrad::npu::AttrKind::kBool, nullptr},
+        {"scale", actgrad::npu::AttrKind::kFloat, nullptr},
+        {"input_scale", actgrad::npu::AttrKind::kFloat, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradEluBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradSoftPlusBackwardTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {actgrad::npu::AttrKind::kFloat, actgrad::npu::AttrKind::kFloat};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSoftPlusBackward", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"beta", actgrad::npu::AttrKind::kFloat, nullptr},
+        {"threshold", actgrad::npu::AttrKind::kFloat, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSoftPlusBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
 static ge::graphStatus ActgradFastGeluGradTilingFunc(gert::TilingContext* context)

@@ -130,11 +130,11 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("socs", &actgrad::Socs);
     m.def("set_default_soc", &actgrad::SetDefaultSoc, py::arg("name"));
     m.def("default_soc", &actgrad::DefaultSoc);
-    // the CPU kernels of one operator; attrs as (name, is_bool, infinite_default), schema order
+    // the CPU kernels of one operator; attrs as python/actgrad/schema.py kernel_spec gives them, schema order
     m.def(
         "register_twin_kernels",
         [](const std::string& ns, const std::string& name, const std::string& opType, const std::vector<std::string>& inputs,
-           int64_t savedIndex, const std::vector<std::tuple<std::string, bool, bool>>& attrs,
+           int64_t savedIndex, const std::vector<actgrad::AttrTuple>& attrs,
            const std::vector<std::string>& dtypes, int64_t maxRank) {
             actgrad::RegisterTwinKernels(actgrad::MakeTorchOpSpec(ns, name, opType, inputs, savedIndex, attrs, dtypes, maxRank));
         },

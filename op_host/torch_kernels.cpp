@@ -70,12 +70,27 @@ void CheckOut(const std::string& fn, const at::Tensor& out, const at::Tensor& li
                 "written into it; pass a tensor with distinct elements, e.g. out.clone()");
 }
 
+// A str attribute's value as the kernel takes it: its index in the choices (python/actgrad/schema.py, choice_index,
+// words the error alike).
+double ChoiceIndex(const TorchOpSpec& op, const TorchAttr& a, const std::string& value) {
+    for (size_t i = 0; i < a.choices.size(); ++i)
+        if (a.choices[i] == value) return double(i);
+    std::string expected;
+    for (const std::string& c : a.choices) expected += (expected.empty() ? "'" : ", '") + c + "'";
+    TORCH_CHECK_VALUE(false, op.opType, ": attribute '", a.name, "' = '", value, "' is invalid: expected one of ", expected);
+}
+
 // The attributes as the kernel takes them (python/actgrad/schema.py, attribute_values): schema order, bools as 0/1,
-// the stand-in for an infinite default back to inf; then validated as float32 (ValueError naming the attribute).
+// str values as their index, the stand-in for an infinite default back to inf; then validated as float32 (ValueError
+// naming the attribute).
 std::vector<double> AttributeValues(const TorchOpSpec& op, c10::ArrayRef<c10::IValue> given) {
     std::vector<double> values;
     for (size_t i = 0; i < op.attrs.size(); ++i) {
         const TorchAttr& a = op.attrs[i];
+        if (!a.choices.empty()) {
+            values.push_back(ChoiceIndex(op, a, given[i].toStringRef()));
+            continue;
+        }
         double v = a.isBool ? (given[i].toBool() ? 1.0 : 0.0) : given[i].toDouble();
         if (a.infiniteDefault && std::fabs(v) == std::numeric_limits<double>::max())
             v = std::copysign(std::numeric_limits<double>::infinity(), v);
@@ -247,13 +262,13 @@ private:
 }  // namespace
 
 TorchOpSpec MakeTorchOpSpec(const std::string& ns, const std::string& name, const std::string& opType,
-                            const std::vector<std::string>& inputs, int64_t savedIndex,
-                            const std::vector<std::tuple<std::string, bool, bool>>& attrs,
+                            const std::vector<std::string>& inputs, int64_t savedIndex, const std::vector<AttrTuple>& attrs,
                             const std::vector<std::string>& dtypes, int64_t maxRank) {
     TORCH_CHECK(inputs.size() == 2 && (savedIndex == 0 || savedIndex == 1), "actgrad: ", name,
                 " must have two tensor inputs, the saved one at index 0 or 1");
     TorchOpSpec spec{ns, name, opType, inputs, savedIndex, {}, dtypes, maxRank};
-    for (const auto& [attr, isBool, infiniteDefault] : attrs) spec.attrs.push_back({attr, isBool, infiniteDefault});
+    for (const auto& [attr, isBool, infiniteDefault, choices] : attrs)
+        spec.attrs.push_back({attr, isBool, infiniteDefault, choices});
     return spec;
 }
 

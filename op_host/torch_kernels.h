@@ -16,7 +16,11 @@ struct TorchAttr {
     std::string name;
     bool isBool;
     bool infiniteDefault;  // its schema default is the stand-in for +-inf (python/actgrad/schema.py, SCHEMA_INF)
+    std::vector<std::string> choices;  // a str attribute's values; the kernel takes the index of the one given
 };
+
+// An attribute as Python passes it (python/actgrad/schema.py, kernel_spec): (name, is_bool, infinite_default, choices).
+using AttrTuple = std::tuple<std::string, bool, bool, std::vector<std::string>>;
 
 // What the kernels need of a spec entry (python/actgrad/spec.py).
 struct TorchOpSpec {
@@ -28,10 +32,9 @@ struct TorchOpSpec {
     int64_t maxRank;
 };
 
-// The spec entry as Python passes it: attrs as (name, is_bool, infinite_default).
+// The spec entry as Python passes it.
 TorchOpSpec MakeTorchOpSpec(const std::string& ns, const std::string& name, const std::string& opType,
-                            const std::vector<std::string>& inputs, int64_t savedIndex,
-                            const std::vector<std::tuple<std::string, bool, bool>>& attrs,
+                            const std::vector<std::string>& inputs, int64_t savedIndex, const std::vector<AttrTuple>& attrs,
                             const std::vector<std::string>& dtypes, int64_t maxRank);
 
 // Runs op_type's kernel: in0/in1 in IR order, contiguous, one dtype and size; out likewise, possibly the gradient

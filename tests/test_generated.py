@@ -6,12 +6,24 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 GEN_OPS = ROOT / "scripts" / "gen_ops.py"
+
+
+def _load_spec():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import gen_ops
+        return gen_ops.load_spec()
+    finally:
+        sys.path.pop(0)
+
+
 GENERATED = ["README.md", "framework/actgrad_ops_proto.h", "op_host/actgrad_op_def.cpp", "op_host/op_registry.inc",
-             "op_host/attr_checks.inc", "op_host/torch_npu/aclnn_calls.inc", "op_kernel/actgrad_hardtanh_grad.cpp",
-             "op_kernel/actgrad_hardsigmoid_backward.cpp", "op_kernel/actgrad_clamp_backward.cpp",
-             "op_kernel/actgrad_elu_backward.cpp", "op_kernel/actgrad_soft_plus_backward.cpp", "docs/operators.md"]
+             "op_host/attr_checks.inc", "op_host/torch_npu/aclnn_calls.inc",
+             *(f"op_kernel/{op.kernel_name}.cpp" for op in _load_spec().OPS), "docs/operators.md"]
 
 
 def gen_ops(*args):
@@ -57,19 +69,12 @@ def test_generated_sources_name_their_origin():
         assert "Generated from python/actgrad/spec.py by scripts/gen_ops.py" in first_line, path
 
 
-def _load_spec():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import gen_ops
-        return gen_ops.load_spec()
-    finally:
-        sys.path.pop(0)
-
-
 CPP_CONSTANTS = {"true": True, "false": False, "std::numeric_limits<float>::infinity()": math.inf}
 
 
-def _cpp_value(literal: str):
+def _cpp_value(literal: str, attr):
+    if attr.type == "str":
+        return attr.choices[[f'"{attr.ir_value(c)}"' for c in attr.choices].index(literal)]
     return CPP_CONSTANTS[literal] if literal in CPP_CONSTANTS else float(literal)
 
 
@@ -80,12 +85,12 @@ def test_ge_prototypes_match_the_spec():
         assert re.findall(r"\.INPUT\((\w+),", block) == list(op.inputs)
         assert re.findall(r"\.OUTPUT\((\w+),", block) == [op.output]
         attrs = re.findall(r"\.(REQUIRED_ATTR|ATTR)\((\w+), (\w+)(?:, (.*))?\)", block)
-        assert [name for _, name, _, _ in attrs] == [a.name for a in op.attrs]
+        assert [name for _, name, _, _ in attrs] == [a.ir for a in op.attrs]
         for (kind, _, ge_type, literal), attr in zip(attrs, op.attrs):
-            assert ge_type == {"float": "Float", "bool": "Bool"}[attr.type]
+            assert ge_type == {"float": "Float", "bool": "Bool", "str": "String"}[attr.type]
             assert (kind == "REQUIRED_ATTR") == attr.required
             if not attr.required:
-                assert _cpp_value(literal) == attr.default, (op.op_type, attr.name, literal)
+                assert _cpp_value(literal, attr) == attr.default, (op.op_type, attr.name, literal)
 
 
 def test_kernel_entries_take_ir_order_and_pass_saved_then_grad():
@@ -94,3 +99,39 @@ def test_kernel_entries_take_ir_order_and_pass_saved_then_grad():
         params = ", ".join(f"GM_ADDR {n}" for n in (*op.inputs, op.output, "workspace", "tiling"))
         assert f'extern "C" __global__ __aicore__ void {op.kernel_name}({params})' in text
         assert f"RunElementwiseGrad<actgrad::{op.functor}>({op.saved}, {op.grad}, {op.output}, tiling);" in text
+
+
+def test_a_str_attribute_is_generated_in_the_irs_spelling():
+    """A str attribute (GELU's approximate, whose IR attribute is oneDNN's mode) in every generated file, rendered
+    from a one-operator spec: the torch name and values in Python, the IR's name and values in REG_OP, the OpDef, the
+    TilingFunc's table (whose index the lowering takes) and the aclnn call."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from codegen import attr_checks, ge_proto, kernels, op_def, readme
+    finally:
+        sys.path.pop(0)
+    real = _load_spec()
+    mode = real.Attr("approximate", "str", "none", "the approximation", choices=("none", "tanh"), ir_name="mode",
+                     ir_choices=("gelu_erf", "gelu_tanh"))
+    op = real.OpSpec(known_as="GeluBackward", inputs=("src", "diff_dst"), saved="src", output="diff_src",
+                     attrs=(mode,), functor="GeluGrad", forward_tensor="forward input", formula="f", origin="o",
+                     cann_builtin="-", divergences="d")
+    spec = type("Spec", (), {"OPS": (op,), "snake": staticmethod(real.snake)})
+    assert '.ATTR(mode, String, "gelu_erf")' in ge_proto.render(spec)
+    opdef = op_def.render(spec)
+    assert 'this->Attr("mode").AttrType(OPTIONAL).String("gelu_erf");' in opdef
+    assert 'kGeluBackwardModeChoices[] = {"gelu_erf", "gelu_tanh", nullptr};' in opdef
+    assert '{"mode", actgrad::npu::AttrKind::kString, kGeluBackwardModeChoices},' in opdef
+    assert ('in0, in1, const_cast<char*>(attrs[0] == 0.0 ? "gelu_erf" : "gelu_tanh"), out)'
+            in kernels.render_aclnn_calls(spec))
+    assert "void CheckGeluBackward(const Attrs&) {" in attr_checks.render(spec)
+    assert """one of 'none' (IR `mode` = "gelu_erf"), 'tanh' (IR `mode` = "gelu_tanh")""" in readme.render_operators_doc(spec)
+
+    from actgrad import schema  # noqa: PLC0415
+    assert schema.functional_schema(op) == "gelu_backward(Tensor src, Tensor diff_dst, str approximate='none') -> Tensor"
+    assert schema.attribute_values(op, []) == [0.0]
+    assert schema.attribute_values(op, ["tanh"]) == [1.0]
+    assert schema.kernel_spec(op)[4] == [("approximate", False, False, ["none", "tanh"])]
+    with pytest.raises(ValueError, match=r"^ActgradGeluBackward: attribute 'approximate' = 'erf' is invalid: expected "
+                                         r"one of 'none', 'tanh'$"):
+        schema.attribute_values(op, ["erf"])

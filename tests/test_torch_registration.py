@@ -588,9 +588,9 @@ def test_npu_registration_with_the_bridge(monkeypatch):
     assert sorted(by_name) == sorted(op.name for op in OPS)
     elu = by_name["elu_backward"]
     assert elu[:5] == ("actgrad", "elu_backward", "ActgradEluBackward", ["src_or_dst", "diff_dst"], 0)
-    assert elu[5] == [("alpha", False, False), ("use_dst", True, False), ("scale", False, False),
-                      ("input_scale", False, False)]
-    assert by_name["soft_plus_backward"][5][1] == ("threshold", False, True)  # the inf default's stand-in
+    assert elu[5] == [("alpha", False, False, []), ("use_dst", True, False, []), ("scale", False, False, []),
+                      ("input_scale", False, False, [])]
+    assert by_name["soft_plus_backward"][5][1] == ("threshold", False, True, [])  # the inf default's stand-in
 
 
 @pytest.mark.parametrize("bridge,match", [

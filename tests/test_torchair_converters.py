@@ -67,12 +67,17 @@ def explicit_value(attr):
     """A value for `attr` other than its default (derived from the spec, the same rule for every op)."""
     if attr.type == "bool":
         return False if attr.default is None else not attr.default
+    if attr.type == "str":
+        return next(c for c in attr.choices if c != attr.default)
     if attr.default is None:
         return 0.75
     return 20.0 if math.isinf(attr.default) else attr.default + 0.5
 
 
 def ge_attr(torchair, attr, value):
+    """The GE attribute a converter must emit for `value` of `attr` (a str one in the IR's spelling)."""
+    if attr.type == "str":
+        return torchair.GeAttr("Str", attr.ir_value(value))
     return torchair.GeAttr("Bool" if attr.type == "bool" else "Float", value)
 
 
@@ -95,7 +100,7 @@ def test_converter_emits_the_package_op_type(torchair, converters, op):
     assert all(v != a.default for v, a in zip(values, op.attrs))
     wanted = {"op_type": op.op_type,
               "inputs": dict(zip(op.inputs, tensors)),
-              "attrs": {a.name: ge_attr(torchair, a, v) for a, v in zip(op.attrs, values)},
+              "attrs": {a.ir: ge_attr(torchair, a, v) for a, v in zip(op.attrs, values)},
               "outputs": [op.output]}
     by_keyword = {**dict(zip(op.inputs, tensors)), **{a.name: v for a, v in zip(op.attrs, values)}}
     calls = [lambda: converters[op.name](*tensors, *values),
@@ -118,7 +123,7 @@ def test_omitted_attributes_take_the_spec_defaults(torchair, converters, op):
     converters[op.name](*placeholders(op), *required)
     (call,) = torchair.CUSTOM_OPS
     given = iter(required)
-    wanted = {a.name: ge_attr(torchair, a, next(given) if a.required else a.default) for a in op.attrs}
+    wanted = {a.ir: ge_attr(torchair, a, next(given) if a.required else a.default) for a in op.attrs}
     assert call["attrs"] == wanted
 
 
@@ -180,7 +185,7 @@ def test_out_overloads_are_refused_with_the_functional_form(torchair, op):
 
 def ir_defs():
     """The GE IR prototypes as the installed package registers them (framework/actgrad_ops_proto.h)."""
-    return {op.op_type: ([(n, "") for n in op.inputs], [(op.output, "")], [(a.name, a.type) for a in op.attrs])
+    return {op.op_type: ([(n, "") for n in op.inputs], [(op.output, "")], [(a.ir, a.type) for a in op.attrs])
             for op in OPS}
 
 

@@ -11,7 +11,15 @@ namespace actgrad {
 namespace npu {
 
 // How an attribute is stored in gert::RuntimeAttrs; it cannot be queried there, so the generated OpDef says it.
-enum class AttrKind { kFloat, kBool };
+enum class AttrKind { kFloat, kBool, kString };
+
+// One attribute of an OpDef: its IR name, kind, and for a kString attribute its IR values (nullptr-terminated), whose
+// index LowerAttrs takes.
+struct AttrDesc {
+    const char* name;
+    AttrKind kind;
+    const char* const* choices;
+};
 
 // Elementwise backward ops: the output has input 0's shape and dtype (the inputs are checked equal at tiling).
 ge::graphStatus InferShapeSameAsInput0(gert::InferShapeContext* context);
@@ -20,7 +28,7 @@ ge::graphStatus InferDataTypeSameAsInput0(gert::InferDataTypeContext* context);
 // The one TilingFunc of the family: validates shapes/dtypes, lowers the attributes (actgrad::LowerAttrs) and
 // splits the work (actgrad::ComputeTiling) exactly as the CPU twin does.
 ge::graphStatus ElementwiseGradTilingFunc(gert::TilingContext* context, const char* opType,
-                                          const AttrKind* attrKinds, size_t attrCount);
+                                          const AttrDesc* attrs, size_t attrCount);
 
 }  // namespace npu
 }  // namespace actgrad

@@ -34,15 +34,38 @@ bool DtypeKeyOf(ge::DataType dtype, DtypeKey& key)
     }
 }
 
-// The attributes in IR order as LowerAttrs takes them: doubles, bools as 0/1.
-bool ReadAttrs(const gert::TilingContext* context, const AttrKind* kinds, size_t count, double* values)
+// A kString attribute's value as LowerAttrs takes it: its index among the IR values; false if it is none of them.
+bool ChoiceIndex(const char* const* choices, const char* value, double& index)
+{
+    for (size_t i = 0; choices[i] != nullptr; ++i) {
+        if (std::strcmp(choices[i], value) == 0) {
+            index = double(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+// The attributes in IR order as LowerAttrs takes them: doubles, bools as 0/1, strings as the index of their value.
+bool ReadAttrs(const gert::TilingContext* context, const char* opType, const AttrDesc* descs, size_t count,
+               double* values)
 {
     const gert::RuntimeAttrs* attrs = context->GetAttrs();
     if (attrs == nullptr) {
-        return false;
+        return count == 0;
     }
     for (size_t i = 0; i < count; ++i) {
-        if (kinds[i] == AttrKind::kBool) {
+        if (descs[i].kind == AttrKind::kString) {
+            const char* value = attrs->GetStr(i);
+            if (value == nullptr) {
+                return false;
+            }
+            if (!ChoiceIndex(descs[i].choices, value, values[i])) {
+                std::fprintf(stderr, "[actgrad] %s: attribute '%s' = '%s' is not one of its values\n", opType,
+                             descs[i].name, value);
+                return false;
+            }
+        } else if (descs[i].kind == AttrKind::kBool) {
             const bool* value = attrs->GetAttrPointer<bool>(i);
             if (value == nullptr) {
                 return false;
@@ -62,7 +85,7 @@ bool ReadAttrs(const gert::TilingContext* context, const AttrKind* kinds, size_t
 }  // namespace
 
 ge::graphStatus ElementwiseGradTilingFunc(gert::TilingContext* context, const char* opType,
-                                          const AttrKind* attrKinds, size_t attrCount)
+                                          const AttrDesc* attrDescs, size_t attrCount)
 {
     const gert::StorageShape* shape0 = context->GetInputShape(0);
     const gert::StorageShape* shape1 = context->GetInputShape(1);
@@ -83,7 +106,7 @@ ge::graphStatus ElementwiseGradTilingFunc(gert::TilingContext* context, const ch
         return Fail(opType, "the inputs must share one dtype among float32, float16, bfloat16");
     }
     double attrs[kMaxAttrs] = {};
-    if (attrCount > kMaxAttrs || !ReadAttrs(context, attrKinds, attrCount, attrs)) {
+    if (attrCount > kMaxAttrs || !ReadAttrs(context, opType, attrDescs, attrCount, attrs)) {
         return Fail(opType, "cannot read the attributes");
     }
 

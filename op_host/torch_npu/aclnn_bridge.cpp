@@ -42,7 +42,7 @@ PYBIND11_MODULE(_npu, m)
     m.def("register_kernels",
           [](const std::string& ns, const std::string& name, const std::string& opType,
              const std::vector<std::string>& inputs, int64_t savedIndex,
-             const std::vector<std::tuple<std::string, bool, bool>>& attrs, const std::vector<std::string>& dtypes,
+             const std::vector<actgrad::AttrTuple>& attrs, const std::vector<std::string>& dtypes,
              int64_t maxRank) {
               actgrad::RegisterKernels(
                   actgrad::MakeTorchOpSpec(ns, name, opType, inputs, savedIndex, attrs, dtypes, maxRank),

@@ -34,7 +34,8 @@ Api Resolve(const std::string& name);
 namespace detail {
 
 // The aclnn parameter type of each argument of a generated call (aclnn_calls.inc), as the generated
-// aclnn<OpType>GetWorkspaceSize declares it: tensors as const aclTensor*, Float attributes as double, Bool as bool.
+// aclnn<OpType>GetWorkspaceSize declares it: tensors as const aclTensor*, Float attributes as double, Bool as bool,
+// String as char*.
 template <typename T>
 struct Param;
 template <>
@@ -48,6 +49,10 @@ struct Param<double> {
 template <>
 struct Param<bool> {
     using Type = bool;
+};
+template <>
+struct Param<char*> {
+    using Type = char*;
 };
 
 // The aclTensors of one call. Phase 2 destroys them once it has run (the executor uses them until then); the
@@ -69,6 +74,7 @@ private:
 inline const aclTensor* Convert(Tensors& tensors, const at::Tensor& tensor) { return tensors.Add(tensor); }
 inline double Convert(Tensors&, double value) { return value; }
 inline bool Convert(Tensors&, bool value) { return value; }
+inline char* Convert(Tensors&, char* value) { return value; }
 
 // Raises unless `status` is aclnn's success, naming the API (phase is "GetWorkspaceSize" or "") and CANN's message.
 void Check(const Api& api, const char* phase, aclnnStatus status);

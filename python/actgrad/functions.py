@@ -6,6 +6,7 @@ the Python signature (inspect.signature, help()) shows the spec's defaults, inf 
 The functions take their attributes more strictly than torch's schema parser (which reads any object with a truth
 value as a bool, None as False, and a one-element tensor as a float), with a TypeError naming the argument:
 - a bool attribute takes True or False, or the int 0 or 1;
+- a str attribute takes a str, one of the attribute's values (another str is a ValueError naming it);
 - a float attribute takes a real number: an int or a float (NumPy integer and floating scalars included), never a
   bool, a tensor (pass tensor.item()), None, a str or a complex number. An int too large for a double is a
   ValueError. The value is then rounded to float32 and validated like any attribute (README: float attributes).
@@ -61,11 +62,22 @@ def bool_attribute(fn: str, name: str, value):
     raise TypeError(f"{fn}: {name} must be True or False (or the int 0 or 1), got {_describe(value)}")
 
 
+def str_attribute(fn: str, name: str, value):
+    """`value` as the str attribute `name` of `fn`, or TypeError naming it (the value itself is checked against the
+    attribute's choices where every call's attributes are, with a ValueError)."""
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"{fn}: {name} must be a str, got {_describe(value)}")
+
+
+ATTRIBUTE_CONVERSIONS = {"float": float_attribute, "bool": bool_attribute, "str": str_attribute}
+
+
 def attribute_checker(op: OpSpec) -> Callable[[tuple, dict], tuple[tuple, dict]]:
     """check(args, kwargs) -> (args, kwargs): the call's attributes (positional after the two tensors, or by
     keyword) checked and converted; the rest of the binding is the schema's."""
     fn = f"actgrad.{op.name}"
-    slots = [(2 + i, a.name, bool_attribute if a.type == "bool" else float_attribute) for i, a in enumerate(op.attrs)]
+    slots = [(2 + i, a.name, ATTRIBUTE_CONVERSIONS[a.type]) for i, a in enumerate(op.attrs)]
 
     def check(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         converted = None
@@ -97,7 +109,8 @@ def docstring(op: OpSpec) -> str:
     args = [tensors[name] for name in op.inputs]
     for a in op.attrs:
         default = "required" if a.required else f"default {a.default!r}"
-        args.append(f"    {a.name} ({a.type}, {default}): {a.doc}.")
+        values = f" One of {', '.join(repr(c) for c in a.choices)}." if a.choices else ""
+        args.append(f"    {a.name} ({a.type}, {default}): {a.doc}.{values}")
     args.append(f"    out (Tensor, optional): receives the result; same shape/dtype/device as the inputs. "
                 f"May be {op.grad} itself (in-place).")
     return "\n".join([
@@ -107,7 +120,7 @@ def docstring(op: OpSpec) -> str:
         *args,
         "",
         "A float attribute takes an int or a float (NumPy real scalars too) and is rounded to float32; a bool one "
-        "True or False (or 0/1); anything else is a TypeError naming it.",
+        "True or False (or 0/1); a str one a str; anything else is a TypeError naming it.",
         f"The result has the strides ATen gives a binary elementwise op on ({op.grad}, {op.saved}): channels_last "
         "inputs give a channels_last result.",
         f"Dtypes: {', '.join(op.dtypes)}, one for all tensors (float16/bfloat16 computed in float32).",

@@ -64,10 +64,20 @@ def converter_signature(op: OpSpec) -> inspect.Signature:
     return inspect.Signature(params)
 
 
+def _ir_value(attr, value: float):
+    """An attribute as the GE IR takes it, from attribute_values' form (bools 0/1, str values as their index)."""
+    if attr.type == "bool":
+        return bool(value)
+    if attr.type == "str":
+        return attr.ir_value(attr.choices[int(value)])
+    return value
+
+
 def make_converter(op: OpSpec, ge):
     """The converter of torch.ops.actgrad.<op.name>.default, emitting GE IR op.op_type through `ge` (torchair.ge)."""
     signature = converter_signature(op)
-    attr_types = {"float": ge.attr.Float, "bool": ge.attr.Bool}
+    attr_types = {"float": ge.attr.Float, "bool": ge.attr.Bool, "str": ge.attr.Str}
+    python_types = {"float": numbers.Real, "bool": bool, "str": str}
 
     def converter(*args, **kwargs):
         bound = signature.bind(*args, **kwargs)  # TypeError for a missing required attribute, as the schema
@@ -75,11 +85,11 @@ def make_converter(op: OpSpec, ge):
         given = bound.arguments
         for attr in op.attrs:  # GE attributes are constants of the graph: a symbolic value cannot be one
             value = given[attr.name]
-            if not isinstance(value, bool if attr.type == "bool" else numbers.Real):
+            if not isinstance(value, python_types[attr.type]):
                 raise TypeError(f"{op.op_type}: attribute {attr.name} must be a constant {attr.type} in the graph, "
                                 f"got {type(value).__name__}")
         values = attribute_values(op, [given[a.name] for a in op.attrs])  # the stand-in SCHEMA_INF back to inf
-        attrs = {a.name: attr_types[a.type](bool(v) if a.type == "bool" else v) for a, v in zip(op.attrs, values)}
+        attrs = {a.ir: attr_types[a.type](_ir_value(a, v)) for a, v in zip(op.attrs, values)}
         return ge.custom_op(op.op_type, inputs={name: given[name] for name in op.inputs}, attrs=attrs,
                             outputs=[op.output])
 
@@ -146,7 +156,7 @@ def check_torchair_mapping() -> dict[str, str]:
             raise RuntimeError(f"GE IR {op.op_type} is not registered ({status}); install the package that build.sh "
                                "builds and source its vendors/actgrad/bin/set_env.bash")
         found = ([name for name, _ in inputs], [name for name, _ in outputs], [name for name, _ in attrs])
-        wanted = (list(op.inputs), [op.output], [a.name for a in op.attrs])
+        wanted = (list(op.inputs), [op.output], [a.ir for a in op.attrs])
         if found != wanted:
             raise RuntimeError(f"GE IR {op.op_type} has inputs/outputs/attrs {found}, the spec says {wanted}")
         mapping[overload] = op.op_type

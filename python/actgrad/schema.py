@@ -18,6 +18,8 @@ SCHEMA_INF = sys.float_info.max
 def _schema_default(attr: Attr) -> str:
     if attr.type == "bool":
         return repr(bool(attr.default))
+    if attr.type == "str":
+        return repr(attr.default)
     value = float(attr.default)
     if math.isinf(value):
         value = math.copysign(SCHEMA_INF, value)
@@ -47,15 +49,33 @@ def has_infinite_default(attr: Attr) -> bool:
     return attr.type == "float" and attr.default is not None and math.isinf(attr.default)
 
 
-def attribute_values(op: OpSpec, given: Sequence[float | bool]) -> list[float]:
-    """The attributes as _C takes them: spec order, bools as 0.0/1.0, defaults filled in.
+def invalid_choice(op: OpSpec, attr: Attr, value) -> str:
+    """The error of a str attribute given a value outside its choices (op_host/torch_kernels.cpp words it alike)."""
+    return (f"{op.op_type}: attribute '{attr.name}' = {value!r} is invalid: expected one of "
+            + ", ".join(repr(c) for c in attr.choices))
+
+
+def choice_index(op: OpSpec, attr: Attr, value: str) -> float:
+    """A str attribute as the C++ side takes it: the index of its value in attr.choices (ValueError if none)."""
+    if value not in attr.choices:
+        raise ValueError(invalid_choice(op, attr, value))
+    return float(attr.choices.index(value))
+
+
+def attribute_values(op: OpSpec, given: Sequence[float | bool | str]) -> list[float]:
+    """The attributes as _C takes them: spec order, bools as 0.0/1.0, str values as their index in the attribute's
+    choices, defaults filled in.
 
     The dispatcher drops trailing arguments that equal their schema default before calling a Python kernel,
     so `given` may be shorter than op.attrs.
     """
     values = []
     for i, attr in enumerate(op.attrs):
-        value = float(given[i] if i < len(given) else attr.default)
+        value = given[i] if i < len(given) else attr.default
+        if attr.type == "str":
+            values.append(choice_index(op, attr, value))
+            continue
+        value = float(value)
         # only an attribute whose default is infinite can carry the stand-in; elsewhere DBL_MAX is a real value
         if has_infinite_default(attr) and abs(value) == SCHEMA_INF:
             value = math.copysign(math.inf, value)
@@ -64,6 +84,7 @@ def attribute_values(op: OpSpec, given: Sequence[float | bool]) -> list[float]:
 
 
 def kernel_spec(op: OpSpec) -> tuple:
-    """The arguments of _C.register_twin_kernels and actgrad._npu.register_kernels after the namespace."""
-    attrs = [(a.name, a.type == "bool", has_infinite_default(a)) for a in op.attrs]
+    """The arguments of _C.register_twin_kernels and actgrad._npu.register_kernels after the namespace; each attribute
+    as (name, is_bool, infinite_default, choices), choices empty but for str attributes."""
+    attrs = [(a.name, a.type == "bool", has_infinite_default(a), list(a.choices)) for a in op.attrs]
     return op.name, op.op_type, list(op.inputs), op.saved_index, attrs, list(DTYPES), MAX_RANK

@@ -40,14 +40,36 @@ VALUE_CHECKS = {
 @dataclass(frozen=True)
 class Attr:
     name: str
-    type: str  # "float" or "bool": the only attribute types of the family (no Scalar, see op-semantics A.1)
-    default: float | bool | None  # None = required
+    type: str  # "float", "bool" or "str" (one of `choices`): the family's attribute types (no Scalar, op-semantics A.1)
+    default: float | bool | str | None  # None = required
     doc: str
     valid: str = ""  # float attributes: a VALUE_CHECKS key
+    # str attributes: the values torch takes, and the IR's spelling of each (same order) when the IR attribute has
+    # its own name and values (GELU: torch's approximate "none"/"tanh" is oneDNN's mode "gelu_erf"/"gelu_tanh").
+    # The C++ side (twin, TilingFunc) receives the index of the value in `choices`.
+    choices: tuple[str, ...] = ()
+    ir_name: str = ""
+    ir_choices: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.type == "str":
+            assert self.choices and len(self.ir_choices or self.choices) == len(self.choices), self.name
+            assert self.default is None or self.default in self.choices, self.name
+        else:
+            assert not (self.choices or self.ir_choices), self.name
 
     @property
     def required(self) -> bool:
         return self.default is None
+
+    @property
+    def ir(self) -> str:
+        """The attribute's name in the GE IR (REG_OP, OpDef, torchair)."""
+        return self.ir_name or self.name
+
+    def ir_value(self, choice: str) -> str:
+        """A str attribute's value in the IR's spelling."""
+        return (self.ir_choices or self.choices)[self.choices.index(choice)]
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .common import CPP_BANNER
+from .common import CPP_BANNER, cpp_string
 
 PATH = "op_host/attr_checks.inc"
 
@@ -13,13 +13,11 @@ def _uses(rule, name: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\b", rule.holds) is not None or name in rule.shows
 
 
-def _cpp_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _declarations(op) -> str:
-    """The attributes the checks read or show, as locals named like them (float32 values, bools as bool)."""
+    """The attributes the checks read or show, as locals named like them (float32 values, bools as bool). A str
+    attribute is checked against its choices before (schema.py, torch_kernels.cpp, tiling_func.cpp) and by no rule."""
     used = [(i, a) for i, a in enumerate(op.attrs) if any(_uses(rule, a.name) for rule in op.checks)]
+    assert all(a.type != "str" for _, a in used), f"{op.name}: a rule over a str attribute"
     return "".join(f"    const {'bool' if a.type == 'bool' else 'float'} {a.name} = "
                    f"{f'a.IsSet({i})' if a.type == 'bool' else f'a[{i}]'};\n" for i, a in used)
 
@@ -27,16 +25,17 @@ def _declarations(op) -> str:
 def _message(rule) -> str:
     """The "expected ..." text as a C++ string expression, with the float32 values of the attributes it shows."""
     if not rule.shows:
-        return _cpp_string(rule.expected)
-    shown = ' + ", " + '.join(f'{_cpp_string(name + " = ")} + Attrs::Shortest({name})' for name in rule.shows)
-    return f'std::string({_cpp_string(rule.expected + " (")}) + {shown} + " as float32)"'
+        return cpp_string(rule.expected)
+    shown = ' + ", " + '.join(f'{cpp_string(name + " = ")} + Attrs::Shortest({name})' for name in rule.shows)
+    return f'std::string({cpp_string(rule.expected + " (")}) + {shown} + " as float32)"'
 
 
 def _function(op) -> str:
     index = {a.name: i for i, a in enumerate(op.attrs)}
-    body = "".join(f"    if (!({rule.holds})) a.Reject({index[rule.attr]}, {_cpp_string(rule.attr)}, {_message(rule)});\n"
+    body = "".join(f"    if (!({rule.holds})) a.Reject({index[rule.attr]}, {cpp_string(rule.attr)}, {_message(rule)});\n"
                    for rule in op.checks)
-    return f"void Check{op.known_as}(const Attrs& a) {{\n{_declarations(op)}{body}}}\n"
+    parameter = "const Attrs& a" if body else "const Attrs&"
+    return f"void Check{op.known_as}({parameter}) {{\n{_declarations(op)}{body}}}\n"
 
 
 def render(spec) -> str:

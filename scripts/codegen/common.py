@@ -21,7 +21,14 @@ def cpp_bool(value: bool) -> str:
     return "true" if value else "false"
 
 
+def cpp_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def cpp_attr_default(attr) -> str:
+    """The attribute's default as the IR spells it (a str attribute's IR value)."""
+    if attr.type == "str":
+        return cpp_string(attr.ir_value(attr.default))
     return cpp_bool(attr.default) if attr.type == "bool" else cpp_float(attr.default)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from .common import CPP_BANNER, cpp_attr_default, ge_dtypes
 
 PATH = "framework/actgrad_ops_proto.h"
-GE_ATTR_TYPES = {"float": "Float", "bool": "Bool"}
+GE_ATTR_TYPES = {"float": "Float", "bool": "Bool", "str": "String"}
 
 
 def _reg_op(op) -> str:
@@ -15,9 +15,9 @@ def _reg_op(op) -> str:
     for attr in op.attrs:
         ge_type = GE_ATTR_TYPES[attr.type]
         if attr.required:
-            lines.append(f"    .REQUIRED_ATTR({attr.name}, {ge_type})")
+            lines.append(f"    .REQUIRED_ATTR({attr.ir}, {ge_type})")
         else:
-            lines.append(f"    .ATTR({attr.name}, {ge_type}, {cpp_attr_default(attr)})")
+            lines.append(f"    .ATTR({attr.ir}, {ge_type}, {cpp_attr_default(attr)})")
     lines.append(f"    .OP_END_FACTORY_REG({op.op_type})")
     return f"// {op.formula}\n" + "\n".join(lines) + "\n"
 

@@ -1,7 +1,7 @@
 """The kernel entry points (op_kernel/<op>.cpp) and the per-op tables the C++ host code includes."""
 from __future__ import annotations
 
-from .common import CPP_BANNER
+from .common import CPP_BANNER, cpp_string
 
 REGISTRY_PATH = "op_host/op_registry.inc"
 ACLNN_CALLS_PATH = "op_host/torch_npu/aclnn_calls.inc"
@@ -34,9 +34,16 @@ def render_registry(spec) -> str:
 
 
 def _aclnn_arg(attr, index: int) -> str:
-    # The bridge receives every attribute as a double (bools as 0.0/1.0, as for _C.launch); the generated aclnn API
-    # takes Float attributes as double and Bool attributes as bool, the types op_host/torch_npu/aclnn_call.h passes on.
-    return f"attrs[{index}] != 0.0" if attr.type == "bool" else f"attrs[{index}]"
+    # The bridge receives every attribute as a double (bools as 0.0/1.0, str values as their index, as for _C.launch);
+    # the generated aclnn API takes Float attributes as double, Bool as bool and String as char* (the IR's value), the
+    # types op_host/torch_npu/aclnn_call.h passes on.
+    if attr.type == "bool":
+        return f"attrs[{index}] != 0.0"
+    if attr.type == "str":
+        values = [attr.ir_value(c) for c in attr.choices]
+        chain = "".join(f"attrs[{index}] == {i}.0 ? {cpp_string(v)} : " for i, v in enumerate(values[:-1]))
+        return f"const_cast<char*>({chain}{cpp_string(values[-1])})"
+    return f"attrs[{index}]"
 
 
 def render_aclnn_calls(spec) -> str:

@@ -1,26 +1,34 @@
 """op_host/actgrad_op_def.cpp: the CANN OpDef of every operator, wired to the hand-written hooks in op_host/npu/."""
 from __future__ import annotations
 
-from .common import CPP_BANNER, cpp_attr_default, ge_dtypes
+from .common import CPP_BANNER, cpp_attr_default, cpp_string, ge_dtypes
 
 PATH = "op_host/actgrad_op_def.cpp"
 SOCS = ("ascend910b", "ascend910_93")
-ATTR_KINDS = {"float": "actgrad::npu::AttrKind::kFloat", "bool": "actgrad::npu::AttrKind::kBool"}
-OPDEF_ATTR_SETTERS = {"float": "Float", "bool": "Bool"}
+ATTR_KINDS = {"float": "actgrad::npu::AttrKind::kFloat", "bool": "actgrad::npu::AttrKind::kBool",
+              "str": "actgrad::npu::AttrKind::kString"}
+OPDEF_ATTR_SETTERS = {"float": "Float", "bool": "Bool", "str": "String"}
+
+
+def _attr_desc(op, attr) -> str:
+    choices = f"k{op.known_as}{attr.ir[0].upper()}{attr.ir[1:]}Choices" if attr.type == "str" else "nullptr"
+    return f"{{\"{attr.ir}\", {ATTR_KINDS[attr.type]}, {choices}}}"
 
 
 def _tiling_trampoline(op) -> str:
-    # One TilingFunc per OpType: it tells the shared TilingFunc the op's name and its attribute types,
-    # which gert::RuntimeAttrs cannot report.
-    kinds = ", ".join(ATTR_KINDS[a.type] for a in op.attrs)
-    return (
-        f"static ge::graphStatus {op.op_type}TilingFunc(gert::TilingContext* context)\n"
-        "{\n"
-        f"    static const actgrad::npu::AttrKind kAttrKinds[] = {{{kinds}}};\n"
-        f"    return actgrad::npu::ElementwiseGradTilingFunc(context, \"{op.op_type}\", kAttrKinds,\n"
-        "                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));\n"
-        "}\n"
-    )
+    # One TilingFunc per OpType: it tells the shared TilingFunc the op's name and its attributes' types (and a str
+    # attribute's IR values, whose index the lowering takes), which gert::RuntimeAttrs cannot report.
+    choices = "".join(
+        f"    static const char* const k{op.known_as}{a.ir[0].upper()}{a.ir[1:]}Choices[] = "
+        f"{{{', '.join(cpp_string(a.ir_value(c)) for c in a.choices)}, nullptr}};\n"
+        for a in op.attrs if a.type == "str")
+    descs = "".join(f"\n        {_attr_desc(op, a)}," for a in op.attrs)
+    table = (f"    static const actgrad::npu::AttrDesc kAttrs[] = {{{descs}\n    }};\n"
+             f"    return actgrad::npu::ElementwiseGradTilingFunc(context, \"{op.op_type}\", kAttrs,\n"
+             "                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));\n"
+             if op.attrs else
+             f"    return actgrad::npu::ElementwiseGradTilingFunc(context, \"{op.op_type}\", nullptr, 0);\n")
+    return f"static ge::graphStatus {op.op_type}TilingFunc(gert::TilingContext* context)\n{{\n{choices}{table}}}\n"
 
 
 def _tensor(kind: str, name: str, op) -> str:
@@ -35,8 +43,8 @@ def _tensor(kind: str, name: str, op) -> str:
 def _attr(attr) -> str:
     setter = OPDEF_ATTR_SETTERS[attr.type]
     if attr.required:
-        return f"        this->Attr(\"{attr.name}\").AttrType(REQUIRED).{setter}();\n"
-    return f"        this->Attr(\"{attr.name}\").AttrType(OPTIONAL).{setter}({cpp_attr_default(attr)});\n"
+        return f"        this->Attr(\"{attr.ir}\").AttrType(REQUIRED).{setter}();\n"
+    return f"        this->Attr(\"{attr.ir}\").AttrType(OPTIONAL).{setter}({cpp_attr_default(attr)});\n"
 
 
 def _op_class(op) -> str:

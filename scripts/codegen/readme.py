@@ -42,16 +42,25 @@ def _validity(op, attr) -> str:
     return f"; expected: {'; '.join(expected)}" if expected else ""
 
 
+def _choices(attr) -> str:
+    """A str attribute's values, with the IR's spelling where it has its own."""
+    if attr.type != "str":
+        return ""
+    values = ", ".join(repr(c) + (f" (IR `{attr.ir}` = \"{attr.ir_value(c)}\")" if attr.ir_value(c) != c else "")
+                       for c in attr.choices)
+    return f"; one of {values}"
+
+
 def _section(op) -> str:
     attrs = "".join(f"  - `{a.name}` ({a.type}, {'required' if a.required else 'default ' + _default(a)}): {a.doc}"
-                    f"{_validity(op, a)}\n" for a in op.attrs)
+                    f"{_choices(a)}{_validity(op, a)}\n" for a in op.attrs)
     return (
         f"## {op.name}\n\n"
         f"```python\nactgrad.{op.name}{python_signature(op)} -> Tensor\n```\n\n"
         f"- Formula: `{op.formula}`\n"
         f"- Forward tensor: `{op.saved}` is the {op.forward_tensor}; `{op.grad}` is the incoming gradient.\n"
-        f"- Attributes:\n{attrs}"
-        f"- Dtypes: {', '.join(op.dtypes)} (one dtype for all tensors; float16/bfloat16 computed in float32).\n"
+        + (f"- Attributes:\n{attrs}" if attrs else "- Attributes: none\n")
+        + f"- Dtypes: {', '.join(op.dtypes)} (one dtype for all tensors; float16/bfloat16 computed in float32).\n"
         f"- torch op: `torch.ops.actgrad.{op.name}` and `.out`; GE IR: "
         f"`{op.op_type}({', '.join(op.inputs)}) -> {op.output}`; kernel `op_kernel/{op.kernel_name}.cpp`.\n"
         f"- Origin: {op.origin}. CANN built-in counterpart: {op.cann_builtin}; this package's aclnn API: "

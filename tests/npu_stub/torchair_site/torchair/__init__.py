@@ -1,7 +1,7 @@
 """Stand-in for torchair, for tests/test_torchair_converters.py: records what actgrad registers and emits.
 
 Only the API actgrad.graph uses, with the real one's names and call forms (Ascend/torchair, python/torchair/):
-register_fx_node_ge_converter(op)(converter), ge.custom_op(op_type, inputs=, outputs=, attrs=), ge.attr.Float/Bool
+register_fx_node_ge_converter(op)(converter), ge.custom_op(op_type, inputs=, outputs=, attrs=), ge.attr.Float/Bool/Str
 and core._torchair.get_registered_ir_def(op_type). Put this directory on sys.path to make it `torchair`; it imports
 neither torch_npu nor anything of CANN."""
 import inspect
@@ -65,6 +65,7 @@ ge.custom_op = custom_op
 ge.attr = types.ModuleType("torchair.ge.attr")
 ge.attr.Float = lambda value: GeAttr("Float", value)
 ge.attr.Bool = lambda value: GeAttr("Bool", value)
+ge.attr.Str = lambda value: GeAttr("Str", value)
 core = types.ModuleType("torchair.core")
 core._torchair = types.ModuleType("torchair.core._torchair")
 core._torchair.get_registered_ir_def = get_registered_ir_def
