@@ -61,18 +61,24 @@ static ge::graphStatus ActgradSoftPlusBackwardTilingFunc(gert::TilingContext* co
                                                    sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
+static ge::graphStatus ActgradGeluBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const char* const kGeluBackwardModeChoices[] = {"gelu_erf", "gelu_tanh", nullptr};
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"mode", actgrad::npu::AttrKind::kString, kGeluBackwardModeChoices},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradGeluBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
+}
+
 static ge::graphStatus ActgradFastGeluGradTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradFastGeluGrad", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradFastGeluGrad", nullptr, 0);
 }
 
 static ge::graphStatus ActgradMishBackwardTilingFunc(gert::TilingContext* context)
 {
-    static const actgrad::npu::AttrKind kAttrKinds[] = {};
-    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradMishBackward", kAttrKinds,
-                                                   sizeof(kAttrKinds) / sizeof(kAttrKinds[0]));
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradMishBackward", nullptr, 0);
 }
 
 }  // namespace optiling
@@ -226,6 +232,34 @@ public:
     }
 };
 OP_ADD(ActgradSoftPlusBackward);
+
+// none: diff_src = diff_dst*(Phi(src) + src*phi(src)); tanh: diff_src = diff_dst*(0.5*(1 + tanh(u)) + 0.5*src*(1 - tanh(u)^2)*u'), u = sqrt(2/pi)*(src + 0.044715*src^3)
+class ActgradGeluBackward : public OpDef {
+public:
+    explicit ActgradGeluBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("mode").AttrType(OPTIONAL).String("gelu_erf");
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradGeluBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradGeluBackward);
 
 // z = dy*s*(1 + 1.702*x*(1 - s)), s = sigmoid(1.702*x) (1.702 as the f32 constant)
 class ActgradFastGeluGrad : public OpDef {

@@ -156,6 +156,10 @@ void LowerSoftPlusBackward(const Attrs& a, ElementwiseGradTiling& t) {
 // the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
 
 // the smooth gates: GELU, FastGelu, Mish
+void LowerGeluBackward(const Attrs& a, ElementwiseGradTiling& t) {
+    t.params[0] = a[0];  // the index of approximate: 0 "none" (erf), 1 "tanh"
+}
+
 void LowerFastGeluGrad(const Attrs&, ElementwiseGradTiling& t) {
     SetExpCoefficient(t, 0, -1.702f);  // the kernel takes exp(-1.702 * |x|)
 }

@@ -19,6 +19,7 @@ constexpr FunctorNeeds kSoftplusGradNeeds{2, 3};
 // the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
 
 // the smooth gates: GELU, FastGelu, Mish
+constexpr FunctorNeeds kGeluGradNeeds{4, 2};
 constexpr FunctorNeeds kFastGeluGradNeeds{3, 2};
 constexpr FunctorNeeds kMishGradNeeds{2, 3};
 

@@ -244,6 +244,27 @@ SIGMOID_FAMILY: tuple[OpSpec, ...] = ()
 
 SMOOTH_GATES: tuple[OpSpec, ...] = (
     OpSpec(
+        known_as="GeluBackward",
+        inputs=("src", "diff_dst"),
+        saved="src",
+        output="diff_src",
+        attrs=(Attr("approximate", "str", "none", "GELU form: the exact erf form or the tanh approximation",
+                    choices=("none", "tanh"), ir_name="mode", ir_choices=("gelu_erf", "gelu_tanh")),),
+        functor="GeluGrad",
+        forward_tensor="forward input",
+        formula="none: diff_src = diff_dst*(Phi(src) + src*phi(src)); tanh: diff_src = diff_dst*(0.5*(1 + tanh(u)) + "
+                "0.5*src*(1 - tanh(u)^2)*u'), u = sqrt(2/pi)*(src + 0.044715*src^3)",
+        origin="oneDNN Graph GELUBackward (mode gelu_erf / gelu_tanh = ATen's approximate none / tanh)",
+        cann_builtin="aclnnGeluBackwardV2",
+        divergences="erf form: Phi(x) + x*phi(x) is evaluated through Mills' ratio, exp(-x^2/2)*(erfcx(|x|/sqrt2)/2 "
+                    "- |x|/sqrt(2*pi)) (x < 0) and 1 minus it (x >= 0), so the x < -4 tail keeps f32 accuracy where "
+                    "PyTorch's and oneDNN's 1 + erf(x/sqrt2) cancel (their results there are 0 or off by over 100%). "
+                    "tanh form: the f32 argument 2u = x*(a + b*x^2) is rounded, which costs up to about |2u| ulp "
+                    "of the result for x < 0 (see docs: the bound held). src = +inf gives diff_dst, src = -inf gives "
+                    "0 (PyTorch, oneDNN: NaN). An infinite diff_dst where the f32 derivative is exactly 0 "
+                    "(exp underflowed: src < -14.2 for erf, src < -10.4 for tanh) gives 0 (PyTorch, oneDNN: NaN).",
+    ),
+    OpSpec(
         known_as="FastGeluGrad",
         inputs=("dy", "x"),
         saved="x",

@@ -1,0 +1,134 @@
+// GELU backward, both forms of oneDNN's GELUBackward / ATen's gelu_backward; dx = dy*d.
+// params: [0] the approximate attribute's index: 0 "none" (erf, oneDNN gelu_erf), 1 "tanh" (gelu_tanh).
+//
+// erf: d = Phi(x) + x*phi(x). Phi(x) = 1 + erf(x/sqrt2) cancels for x < 0 (the Erf API cannot give the contract's
+// accuracy there: 1 + erf(-2.12) loses 8 bits), so the kernel uses Mills' ratio instead: with t = |x|,
+// F(t) = (1 - Phi(t))/(sqrt(2 pi) phi(t)) = erfcx(t/sqrt2)/2 and M = F(t) - t/sqrt(2 pi),
+// d = exp(-t^2/2)*M for x < 0 and 1 - exp(-t^2/2)*M otherwise: no cancellation but near the zero of d (x ~ -0.75).
+// F is a (3,4) rational in t fitted on [0, 6] (relative error 2.2*2^-24 in f32 evaluation, M included, up to 4.3;
+// 3e-7 beyond); t is clamped at 6, where exp(-t^2/2)*M (< 4e-8) no longer changes an f32 d by more than an ulp.
+// exp(-t^2/2) carries the square's rounding error (ExpOfMinusHalfSquare).
+//
+// tanh: with 2u = x*(a + b*x^2) (a = 2*sqrt(2/pi), b = a*0.044715) and s = sigmoid(2u),
+// d = 0.5*(1 + tanh(u)) + 0.5*x*(1 - tanh(u)^2)*u' = s*(1 + (1 - s)*w), w = x*(a + 3*b*x^2); s and 1 - s come from
+// e = exp(-|2u|) as in FastGeluGrad (no overflow, no cancellation). The f32 argument 2u is rounded: an error of d
+// in 2u is a relative error of d in s for x < 0 (see the operator's divergences). w is clamped to +-65536 (e is 0
+// wherever it is larger) so that (1 - s)*w and s*w are never 0*inf at infinite x.
+//
+// Both: a NaN x propagates through exp; an infinite dy where the f32 d is exactly 0 (exp underflowed) gives 0.
+#pragma once
+#include "exp_of_square.h"
+#include "scratch.h"
+#include "tile_operands.h"
+#include "zero_derivative.h"
+
+namespace actgrad {
+
+struct GeluGrad {
+    static constexpr uint32_t kTmpTiles = kGeluGradNeeds.tmpTiles;
+    static constexpr uint32_t kMaskTiles = kGeluGradNeeds.maskTiles;
+
+    template <typename T>
+    __aicore__ inline static void Compute(const TileOperands<T>& t, const Scratch& s, const float* params, uint32_t n) {
+        const uint32_t lanes = CompareLanes<float>(n);
+        WidenSaved(t, n);
+        WidenGrad(t, n);
+        const AscendC::LocalTensor<float> d = params[0] == 0.0f ? ErfForm<kIsWidened<T>>(t, s, lanes) : TanhForm(t, s, lanes);
+        AscendC::Mul(t.outF, t.gradF, d, int32_t(lanes));
+        MarkNonZeroDerivative(s.mask[0], d, false, t.gradF, s.mask[1], lanes);
+        NarrowOut(t, n);
+        ZeroUnlessKept(t.out, s.mask[0], lanes);
+    }
+
+private:
+    // F(t) = P(t)/Q(t), Q monic; coefficients from the lowest power
+    static constexpr float kP[4] = {17.389617919921875f, 10.930887222290039f, 3.2745797634124756f,
+                                    0.39832422137260437f};
+    static constexpr float kQ[4] = {34.77923583984375f, 49.611576080322266f, 28.74403953552246f, 8.174263000488281f};
+    static constexpr float kMillsClamp = 6.0f;
+    static constexpr float kInvSqrt2Pi = 0.3989422804014327f;
+    static constexpr float kTanhA = 1.5957691216057308f;          // 2*sqrt(2/pi)
+    static constexpr float kTanhB = 0.07135481627159712f;         // 2*sqrt(2/pi)*0.044715
+    static constexpr float kTanhW = 65536.0f;
+
+    // d of the erf form, in one of the scratch tiles (returned); savedF and outF are used as scratch
+    template <bool kShortX, typename T>
+    __aicore__ inline static AscendC::LocalTensor<float> ErfForm(const TileOperands<T>& t, const Scratch& s, uint32_t lanes) {
+        const int32_t m = int32_t(lanes);
+        const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];
+        AscendC::Compares(negative, t.savedF, 0.0f, AscendC::CMPMODE::LT, lanes);
+        const AscendC::LocalTensor<float>& ax = s.tmp[0];
+        const AscendC::LocalTensor<float>& e = t.outF;
+        AscendC::Abs(ax, t.savedF, m);
+        ExpOfMinusHalfSquare<kShortX>(e, ax, s.tmp[1], s.tmp[2], s.tmp[3], s.mask[1], lanes);
+        // M = P(t)/Q(t) - t/sqrt(2 pi), t clamped (a NaN t has a NaN e)
+        AscendC::Mins(ax, ax, kMillsClamp, m);
+        const AscendC::LocalTensor<float>& num = s.tmp[1];
+        const AscendC::LocalTensor<float>& den = s.tmp[2];
+        AscendC::Muls(num, ax, kP[3], m);
+        AscendC::Adds(num, num, kP[2], m);
+        AscendC::Mul(num, num, ax, m);
+        AscendC::Adds(num, num, kP[1], m);
+        AscendC::Mul(num, num, ax, m);
+        AscendC::Adds(num, num, kP[0], m);
+        AscendC::Adds(den, ax, kQ[3], m);
+        AscendC::Mul(den, den, ax, m);
+        AscendC::Adds(den, den, kQ[2], m);
+        AscendC::Mul(den, den, ax, m);
+        AscendC::Adds(den, den, kQ[1], m);
+        AscendC::Mul(den, den, ax, m);
+        AscendC::Adds(den, den, kQ[0], m);
+        AscendC::Div(num, num, den, m);
+        AscendC::Muls(den, ax, kInvSqrt2Pi, m);
+        AscendC::Sub(num, num, den, m);
+        // v = e*M; d = v for x < 0, 1 - v otherwise
+        AscendC::Mul(num, num, e, m);
+        AscendC::Muls(den, num, -1.0f, m);
+        AscendC::Adds(den, den, 1.0f, m);
+        AscendC::Select(num, negative, num, den, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+        return num;
+    }
+
+    // d of the tanh form, in one of the scratch tiles (returned); savedF is used as scratch
+    template <typename T>
+    __aicore__ inline static AscendC::LocalTensor<float> TanhForm(const TileOperands<T>& t, const Scratch& s, uint32_t lanes) {
+        const int32_t m = int32_t(lanes);
+        const AscendC::LocalTensor<float>& x = t.savedF;
+        const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];
+        const AscendC::LocalTensor<uint8_t>& nonNegative = s.mask[1];
+        AscendC::Compares(negative, x, 0.0f, AscendC::CMPMODE::LT, lanes);
+        AscendC::Compares(nonNegative, x, 0.0f, AscendC::CMPMODE::GE, lanes);
+        const AscendC::LocalTensor<float>& w = s.tmp[0];
+        const AscendC::LocalTensor<float>& q = s.tmp[1];
+        const AscendC::LocalTensor<float>& e = s.tmp[2];
+        AscendC::Mul(w, x, x, m);
+        // e = exp(-|x|*(a + b*x^2))
+        AscendC::Muls(q, w, -kTanhB, m);
+        AscendC::Adds(q, q, -kTanhA, m);
+        AscendC::Abs(e, x, m);
+        AscendC::Mul(e, e, q, m);
+        AscendC::Exp(e, e, m);
+        // w = x*(a + 3*b*x^2), clamped
+        AscendC::Muls(w, w, 3.0f * kTanhB, m);
+        AscendC::Adds(w, w, kTanhA, m);
+        AscendC::Mul(w, w, x, m);
+        AscendC::Mins(w, w, kTanhW, m);
+        AscendC::Maxs(w, w, -kTanhW, m);
+        // s = e/(1 + e) for x < 0, 1/(1 + e) otherwise; 1 - s the other one
+        const AscendC::LocalTensor<float>& den = q;
+        const AscendC::LocalTensor<float>& sig = x;
+        const AscendC::LocalTensor<float>& co = s.tmp[3];
+        AscendC::Adds(den, e, 1.0f, m);
+        AscendC::Select(sig, negative, e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
+        AscendC::Select(co, nonNegative, e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
+        AscendC::Div(sig, sig, den, m);
+        AscendC::Div(co, co, den, m);
+        // d = s*(1 + (1 - s)*w)
+        AscendC::Mul(co, co, w, m);
+        AscendC::Adds(co, co, 1.0f, m);
+        AscendC::Mul(sig, sig, co, m);
+        return sig;
+    }
+};
+
+}  // namespace actgrad
