@@ -40,9 +40,7 @@ def main() -> int:
     rows = {}
     worst = {}
     for op, i, attrs in S.all_cases():
-        label = op
-        if op == "elu_backward":
-            label = "elu_backward(use_dst)" if attrs.get("use_dst", True) else "elu_backward(src)"
+        label = S.label_of(op, attrs)
         for dtype in H.DTYPES:
             saved, grad, got = S.run(op, dtype, attrs, n_random_f32=args.random if dtype == torch.float32 else 0)
             st = S.measure(op, got, saved, grad, attrs)

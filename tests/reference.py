@@ -58,15 +58,6 @@ def load_spec():
 
 SPEC = load_spec()
 OP_NAMES = tuple(op.name for op in SPEC.OPS)
-PIECEWISE_OPS = ("hardtanh_grad", "hardsigmoid_backward", "clamp_backward")  # + elu_backward with use_dst=True
-
-
-def is_transcendental(op: str, attrs: dict) -> bool:
-    if op == "soft_plus_backward":
-        return True
-    if op == "elu_backward":
-        return not attrs.get("use_dst", True)
-    return False
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -373,60 +364,6 @@ def soft_plus_backward_f64(src, diff_dst, beta=1.0, threshold=math.inf):
     return _nan_policy(out, x, g)
 
 
-F64 = {
-    "hardtanh_grad": hardtanh_grad_f64,
-    "hardsigmoid_backward": hardsigmoid_backward_f64,
-    "clamp_backward": clamp_backward_f64,
-    "elu_backward": elu_backward_f64,
-    "soft_plus_backward": soft_plus_backward_f64,
-}
-F32_STEP = {
-    "hardtanh_grad": hardtanh_grad_f32,
-    "hardsigmoid_backward": hardsigmoid_backward_f32,
-    "clamp_backward": clamp_backward_f32,
-    "elu_backward": elu_backward_f32,
-}
-
-# Attribute values used when a test does not choose them (required ones included).
-DEFAULT_ATTRS = {
-    "hardtanh_grad": {"min_val": -1.0, "max_val": 1.0},
-    "hardsigmoid_backward": {"alpha": 1.0 / 6.0, "beta": 0.5},
-    "clamp_backward": {"min": -1.0, "max": 1.0, "use_dst": True},
-    "elu_backward": {"alpha": 1.0, "use_dst": True, "scale": 1.0, "input_scale": 1.0},
-    "soft_plus_backward": {"beta": 1.0, "threshold": math.inf},
-}
-
-
-def _positional(op: str, saved, grad):
-    spec = SPEC.BY_NAME[op]
-    return (saved, grad) if spec.saved_index == 0 else (grad, saved)
-
-
-@quiet
-def reference_f64(op: str, saved: np.ndarray, grad: np.ndarray, **attrs) -> np.ndarray:
-    a = {**DEFAULT_ATTRS[op], **attrs}
-    return F64[op](*_positional(op, saved, grad), **a)
-
-
-@quiet
-def reference_f32(op: str, saved: np.ndarray, grad: np.ndarray, **attrs) -> np.ndarray:
-    a = {**DEFAULT_ATTRS[op], **attrs}
-    return F32_STEP[op](*_positional(op, np.asarray(saved, np.float32), np.asarray(grad, np.float32)), **a)
-
-
-@quiet
-def expected(op: str, saved: torch.Tensor, grad: torch.Tensor, **attrs) -> torch.Tensor:
-    """The contract's expected output for tensors saved/grad of one dtype: the f32-step reference rounded once
-    for the piecewise-linear ops, the correctly rounded f64 reference for the transcendental ones."""
-    a = {**DEFAULT_ATTRS[op], **attrs}
-    dtype = saved.dtype
-    if is_transcendental(op, a):
-        out = round_f64(reference_f64(op, exact(saved), exact(grad), **a), dtype)
-    else:
-        out = round_f32(reference_f32(op, as_f32(saved), as_f32(grad), **a), dtype)
-    return out.reshape(saved.shape)
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # Where the ulp targets of the transcendental ops apply
 # ----------------------------------------------------------------------------------------------------------------
@@ -507,29 +444,75 @@ def underflow_abs_bound(op: str, saved, grad, **attrs) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# PyTorch counterparts (finite inputs; the attributes PyTorch supports)
+# PyTorch counterparts (finite inputs; the attributes PyTorch supports), used by the records
 # ----------------------------------------------------------------------------------------------------------------
-@quiet
-def torch_reference(op: str, saved: torch.Tensor, grad: torch.Tensor, **attrs) -> torch.Tensor:
-    a = {**DEFAULT_ATTRS[op], **attrs}
-    aten = torch.ops.aten
-    if op == "hardtanh_grad":
-        return aten.hardtanh_backward(grad, saved, a["min_val"], a["max_val"])
-    if op == "clamp_backward":
-        return aten.hardtanh_backward(grad, saved, a["min"], a["max"])
-    if op == "hardsigmoid_backward":
-        assert a["alpha"] == 1.0 / 6.0 and a["beta"] == 0.5, "PyTorch only has the defaults"
-        return aten.hardsigmoid_backward(grad, saved)
-    if op == "elu_backward":
-        return aten.elu_backward(grad, a["alpha"], a["scale"], a["input_scale"], bool(a["use_dst"]), saved)
-    if op == "soft_plus_backward":
-        return aten.softplus_backward(grad, saved, a["beta"], a["threshold"])
-    raise ValueError(op)
+def aten():
+    return torch.ops.aten
+
+
+def aten_hardsigmoid_backward(grad, saved, alpha, beta):
+    assert alpha == 1.0 / 6.0 and beta == 0.5, "PyTorch only has the defaults"
+    return torch.ops.aten.hardsigmoid_backward(grad, saved)
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # per-operator knowledge (tests/refs), gathered last: the records use the helpers above
 # ----------------------------------------------------------------------------------------------------------------
-from refs import piecewise_linear, sigmoid_family, smooth_gates  # noqa: E402
+from refs import founding, piecewise_linear, sigmoid_family, smooth_gates  # noqa: E402
 
-REFS = {r.op: r for group in (piecewise_linear, sigmoid_family, smooth_gates) for r in group.REFS}
+REFS = {r.op: r for group in (founding, piecewise_linear, sigmoid_family, smooth_gates) for r in group.REFS}
+
+# Attribute values used when a test does not choose them: the spec's defaults, and the record's for required ones.
+DEFAULT_ATTRS = {op.name: {**{a.name: a.default for a in op.attrs if not a.required}, **REFS[op.name].required}
+                 for op in SPEC.OPS if op.name in REFS}
+
+
+def full(op: str, attrs: dict) -> dict:
+    return {**DEFAULT_ATTRS[op], **attrs}
+
+
+def is_transcendental(op: str, attrs: dict) -> bool:
+    """Whether attrs select a form with an accuracy target rather than a bit-exact one."""
+    return not REFS[op].is_exact(full(op, attrs))
+
+
+def ulp_target(op: str, attrs: dict, dtype) -> int:
+    """The contract's ulp target (A.2): 0 for bit-exact forms, 1 for f16/bf16, the record's 4 or 8 for f32."""
+    if not is_transcendental(op, attrs):
+        return 0
+    return REFS[op].f32_ulp if dtype == torch.float32 else 1
+
+
+@quiet
+def reference_f64(op: str, saved: np.ndarray, grad: np.ndarray, **attrs) -> np.ndarray:
+    return REFS[op].f64(np.asarray(saved, np.float64), np.asarray(grad, np.float64), **full(op, attrs))
+
+
+@quiet
+def reference_f32(op: str, saved: np.ndarray, grad: np.ndarray, **attrs) -> np.ndarray:
+    return REFS[op].f32(np.asarray(saved, np.float32), np.asarray(grad, np.float32), **full(op, attrs))
+
+
+@quiet
+def expected(op: str, saved: torch.Tensor, grad: torch.Tensor, **attrs) -> torch.Tensor:
+    """The contract's expected output for tensors saved/grad of one dtype: the f32-step reference rounded once
+    for the bit-exact forms, the correctly rounded f64 reference for the others."""
+    dtype = saved.dtype
+    if is_transcendental(op, attrs):
+        out = round_f64(reference_f64(op, exact(saved), exact(grad), **attrs), dtype)
+    else:
+        out = round_f32(reference_f32(op, as_f32(saved), as_f32(grad), **attrs), dtype)
+    return out.reshape(saved.shape)
+
+
+def has_torch(op: str) -> bool:
+    return REFS[op].torch is not None
+
+
+@quiet
+def torch_reference(op: str, saved: torch.Tensor, grad: torch.Tensor, **attrs) -> torch.Tensor:
+    """PyTorch's result (the record's counterpart) for finite inputs."""
+    fn = REFS[op].torch
+    if fn is None:
+        raise ValueError(f"{op} has no PyTorch counterpart")
+    return fn(saved, grad, **full(op, attrs))

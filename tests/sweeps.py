@@ -16,8 +16,7 @@ import torch
 import harness as H
 import reference as R
 
-SELU_ALPHA = 1.6732632423543772
-SELU_SCALE = 1.0507009873554805
+from refs.founding import SELU_ALPHA, SELU_SCALE  # noqa: F401 - the tests use them through this module
 
 GRADS = {
     torch.float32: [1.0, -2.5, 1e-3, 3e4, 1e30, -1e-40],  # -1e-40: f32 subnormal
@@ -25,29 +24,8 @@ GRADS = {
     torch.bfloat16: [1.0, -2.5, 1e-3, 3e4, 1e30, -1e-39],  # -1e-39: bf16 subnormal
 }
 
-# (attrs) per op; ids are generated from them
-CASES = {
-    "hardtanh_grad": [{}, {"min_val": 0.0, "max_val": 6.0}, {"min_val": -0.7, "max_val": 0.7}],
-    "hardsigmoid_backward": [{}, {"alpha": 0.2, "beta": 0.5}, {"alpha": 1.28, "beta": 0.128},
-                             {"alpha": -0.25, "beta": 0.5}],
-    "clamp_backward": [{"min": -1.0, "max": 1.0, "use_dst": True}, {"min": 0.0, "max": 6.0, "use_dst": False},
-                       {"min": -0.7, "max": 0.7, "use_dst": True}],
-    "elu_backward": [
-        {"alpha": 1.0, "use_dst": True},
-        {"alpha": SELU_ALPHA, "use_dst": True, "scale": SELU_SCALE},
-        {"alpha": 0.3, "use_dst": True, "scale": 0.7},
-        {"alpha": 1.7, "use_dst": True, "input_scale": 1 / 1.7},
-        {"alpha": 1.0, "use_dst": False},
-        {"alpha": -0.75, "use_dst": False},
-        {"alpha": SELU_ALPHA, "use_dst": False, "scale": SELU_SCALE},
-        {"alpha": 0.5, "use_dst": False, "input_scale": 2.0},
-        {"alpha": 1.7, "use_dst": False, "input_scale": 1 / 1.7},
-        {"alpha": 1.3, "use_dst": False, "scale": 1.1, "input_scale": 2.3},  # x*2.3 rounds: large exp arguments
-    ],
-    "soft_plus_backward": [{}, {"threshold": 20.0}, {"beta": -1.0}, {"beta": 2.0, "threshold": 15.0},
-                           {"beta": 0.5, "threshold": 3.0}, {"beta": 0.0}, {"beta": 0.3, "threshold": 4.0},
-                           {"beta": 2.9}, {"threshold": 17.5}, {"beta": -1.5, "threshold": 16.0}],
-}
+# (attrs) per op, from its record (tests/refs); ids are generated from them
+CASES = {op: R.REFS[op].cases for op in R.OP_NAMES}
 
 SAVED_FOR_GRAD_SWEEP = [-5.0, -3.0, -1.5, -1.0, -0.5, -0.0, 0.0, 0.25, 1.0, 2.75, 3.0, 6.0, 30.0, -100.0,
                         math.inf, -math.inf]
@@ -96,27 +74,30 @@ def inputs(dtype, n_random_f32: int = 50_000):
 @R.quiet
 def measure(op: str, got: torch.Tensor, saved: torch.Tensor, grad: torch.Tensor, attrs: dict) -> dict:
     """Statistics without assertions (for scripts/accuracy.py and the report): max ulp distance to the contract's
-    reference where the ulp target applies (all finite-input elements for the piecewise ops), and the number of
-    elements violating the contract in each region."""
+    reference where the ulp target applies (all finite-input elements for the bit-exact forms), and the number of
+    elements violating the contract."""
     a = H.full_attrs(op, attrs)
     dtype = saved.dtype
     x, g = R.exact(saved).reshape(-1), R.exact(grad).reshape(-1)
     got = got.reshape(-1)
-    if R.is_transcendental(op, a):
-        want = R.round_f64(R.reference_f64(op, x, g, **a), dtype)
-        tgt, under, other = R.transcendental_regions(op, x, g, **a)
+    under = np.zeros(x.shape, bool)
+    if not R.is_transcendental(op, a):
+        d = R.ulp_distance(got, R.expected(op, saved.reshape(-1), grad.reshape(-1), **a))
+        tgt, bad = np.ones(x.shape, bool), d > 0
+    elif R.REFS[op].check is not None:  # the founding exp forms: their own regions
+        d = R.ulp_distance(got, R.round_f64(R.reference_f64(op, x, g, **a), dtype))
+        tgt, under, _ = R.transcendental_regions(op, x, g, **a)
+        bad = tgt & (d > R.ulp_target(op, a, dtype))
     else:
-        want = R.expected(op, saved.reshape(-1), grad.reshape(-1), **a)
-        tgt = np.ones(x.shape, bool)
-        under = np.zeros(x.shape, bool)
-    d = R.ulp_distance(got, want)
+        r = H.bounded_regions(op, got, saved, grad, a)
+        d, tgt, bad = r["ulp"], r["target"], ~r["ok"]
     dt = d[tgt]
     finite_dt = dt[dt != R.NAN_MISMATCH]
     return {
         "max_ulp": int(finite_dt.max()) if finite_dt.size else 0,
         "nan_mismatches": int((dt == R.NAN_MISMATCH).sum()),
         "n_target": int(tgt.sum()),
-        "n_exceeding": int((dt > R.ULP_TARGET[dtype] if R.is_transcendental(op, a) else dt > 0).sum()),
+        "n_exceeding": int(bad.sum()),
         "n_underflow_region": int(under.sum()),
         "max_ulp_underflow_region": int(d[under & (d != R.NAN_MISMATCH)].max()) if under.any() else 0,
     }
@@ -139,14 +120,19 @@ def checked(op: str, dtype, case_index: int) -> dict:
 
 
 # ------------------------------------------------------------------------------------------------ accuracy report
+def label_of(op: str, attrs: dict) -> str:
+    """The report row of a case: an op whose use_dst forms have different contracts is split into both."""
+    a = H.full_attrs(op, attrs)
+    if "use_dst" in a and any(R.is_transcendental(op, c) for c in CASES[op]):
+        return f"{op}({'use_dst' if a['use_dst'] else 'src'})"
+    return op
+
+
 def groups():
-    """Report rows: the ops, EluBackward split into its piecewise (use_dst) and transcendental (src) forms."""
+    """Report rows: the ops, those with two contracts (use_dst forms) split."""
     rows = {}
     for op, i, attrs in all_cases():
-        label = op
-        if op == "elu_backward":
-            label = "elu_backward(use_dst)" if attrs.get("use_dst", True) else "elu_backward(src)"
-        rows.setdefault(label, []).append((op, i))
+        rows.setdefault(label_of(op, attrs), []).append((op, i))
     return rows
 
 
@@ -154,7 +140,8 @@ REPORT: dict = {}  # (label, dtype) -> dict(max_ulp, target, cases)
 
 
 def target_of(label: str, dtype) -> int:
-    return R.ULP_TARGET[dtype] if label in ("elu_backward(src)", "soft_plus_backward") else 0
+    op, i = groups()[label][0]
+    return R.ulp_target(op, CASES[op][i], dtype)
 
 
 def report_lines():

@@ -222,7 +222,7 @@ def test_nan_policy_every_op(op):
     x = torch.tensor([math.nan, 0.5, math.nan, 5.0, -5.0])
     g = torch.tensor([1.0, math.nan, math.nan, math.nan, math.nan])
     for use_dst in (True, False):
-        extra = {"use_dst": use_dst} if op in ("clamp_backward", "elu_backward") else {}
+        extra = {"use_dst": use_dst} if "use_dst" in R.DEFAULT_ATTRS[op] else {}
         got = R.expected(op, x, g, **extra)
         assert torch.isnan(got).all(), (op, got)
 
@@ -250,3 +250,20 @@ def test_transcendental_regions():
     assert tgt.tolist() == [True, True, True, False] and under.tolist() == [False, False, False, True]
     assert R.is_transcendental("elu_backward", {"use_dst": False})
     assert not R.is_transcendental("elu_backward", {"use_dst": True})
+
+
+def test_every_operator_has_one_record_that_fits_its_spec():
+    """tests/refs: one OpRef per spec operator, in spec order, naming only the operator's attributes, with a value for
+    each required one, a str attribute only among its choices, and a first sweep case of defaults (required aside)."""
+    assert list(R.REFS) == [op.name for op in R.SPEC.OPS]
+    for op in R.SPEC.OPS:
+        ref = R.REFS[op.name]
+        names = {a.name for a in op.attrs}
+        assert set(ref.required) == {a.name for a in op.attrs if a.required}, op.name
+        for attrs in (*ref.cases, ref.typical):
+            assert set(attrs) <= names, (op.name, attrs)
+            full = R.full(op.name, attrs)
+            assert all(full[a.name] in a.choices for a in op.attrs if a.type == "str"), (op.name, attrs)
+        assert R.full(op.name, ref.cases[0]) == R.full(op.name, {}), (op.name, ref.cases[0])
+        assert ref.f32 is not None or ref.exact is None, f"{op.name}: an exact form needs its f32 steps"
+        assert ref.f32_ulp in (4, 8), op.name

@@ -15,13 +15,7 @@ DT = [pytest.param(d, id=H.DTYPE_IDS[d]) for d in H.DTYPES]
 OPS = [pytest.param(op, id=op) for op in R.OP_NAMES]
 
 # attributes that make every op non-trivial on the random data (band edges inside the data range)
-ATTRS = {
-    "hardtanh_grad": {"min_val": -1.0, "max_val": 1.5},
-    "hardsigmoid_backward": {"alpha": 0.25, "beta": 0.5},
-    "clamp_backward": {"min": -0.5, "max": 2.0, "use_dst": False},
-    "elu_backward": {"alpha": 1.3, "use_dst": True, "scale": 1.1},
-    "soft_plus_backward": {"beta": 1.0, "threshold": 3.0},
-}
+ATTRS = {op: R.REFS[op].typical for op in R.OP_NAMES}
 ELU_SRC = {"alpha": 0.7, "use_dst": False}
 
 

@@ -149,15 +149,24 @@ def test_autograd_gradients_match(dtype):
 
     _, gx = autograd(lambda t: F.hardtanh(t, -1.0, 1.0))
     assert R.same_values(ag.hardtanh_grad(x, g), gx).all()
-    _, gx = autograd(F.relu6)
+    _, gx = autograd(F.relu6)  # ReLU6: HardtanhGrad (or ClampBackward) on 0..6
     assert R.same_values(ag.clamp_backward(x, g, 0.0, 6.0, use_dst=False), gx).all()
+    assert R.same_values(ag.hardtanh_grad(x, g, 0.0, 6.0), gx).all()
+    assert R.same_values(ag.aten.hardtanh_backward(g, x, 0.0, 6.0), gx).all()
     _, gx = autograd(F.hardsigmoid)
     assert R.same_values(ag.hardsigmoid_backward(g, x), gx).all()
     y, gx = autograd(lambda t: F.elu(t, 0.9))
     assert (R.ulp_distance(ag.elu_backward(x, g, 0.9, use_dst=False), gx) <= (8 if dtype == torch.float32 else 1)).all()
-    y, gx = autograd(F.selu)
+    y, gx = autograd(F.selu)  # SELU: EluBackward with PyTorch's alpha and scale
     mine = ag.elu_backward(x, g, S.SELU_ALPHA, use_dst=False, scale=S.SELU_SCALE)
     assert (R.ulp_distance(mine, gx) <= (8 if dtype == torch.float32 else 1)).all()
+    assert R.same_values(ag.aten.elu_backward(g, S.SELU_ALPHA, S.SELU_SCALE, 1.0, False, x), mine).all()
+    y, gx = autograd(lambda t: F.celu(t, 1.5))  # CELU: EluBackward with input_scale 1/alpha
+    mine = ag.elu_backward(x, g, 1.5, use_dst=False, input_scale=1 / 1.5)
+    # ATen's f32 exp takes the rounded product x*(1/alpha), up to |x/alpha| ulp away (docs/operators.md)
+    tol = 8 + np.abs(x.double().numpy() / 1.5) if dtype == torch.float32 else 1
+    assert (R.ulp_distance(mine, gx) <= tol).all()
+    assert R.same_values(ag.aten.elu_backward(g, 1.5, 1.0, 1 / 1.5, False, x), mine).all()
     y, gx = autograd(lambda t: F.softplus(t, 1.0, 20.0))
     mine = ag.soft_plus_backward(x, g, 1.0, 20.0)
     assert (R.ulp_distance(mine, gx) <= (8 if dtype == torch.float32 else 1)).all()
