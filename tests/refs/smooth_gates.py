@@ -39,6 +39,55 @@ def _cancel_bound(terms_max, d, g):
     return np.where(cancels, 1e-6 * np.abs(g), 0.0)
 
 
+# ------------------------------------------------------------------------------------------------ GELU
+GELU_TANH_K = math.sqrt(2.0 / math.pi)
+GELU_TANH_KAPPA = 0.044715
+GELU_TAIL = -4.0  # below it the contract's absolute bound applies to both forms (A.2)
+
+
+@R.quiet
+def _gelu_terms(x, approximate):
+    """The derivative's two terms in float64 (finite x): erf form Phi(x) and x*phi(x) (Phi through erfc, accurate in
+    the tail); tanh form 0.5*(1 + tanh(u)) and 0.5*x*(1 - tanh(u)^2)*u', written with sigmoid(2u) so that neither
+    cancels inside itself, and the exp factor whose f32 underflow makes the kernel's derivative 0."""
+    if approximate == "none":
+        phi = np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+        cdf = 0.5 * torch.special.erfc(torch.from_numpy(-x / math.sqrt(2.0))).numpy()
+        return cdf, x * phi, np.exp(-0.5 * x * x)
+    k, kappa = GELU_TANH_K, GELU_TANH_KAPPA
+    two_u = 2.0 * k * (x + kappa * x ** 3)
+    s, co = R.sigmoid_f64(two_u), R.sigmoid_f64(-two_u)
+    return s, s * co * 2.0 * x * k * (1.0 + 3.0 * kappa * x * x), np.exp(-np.abs(two_u))
+
+
+@R.quiet
+def gelu_backward_f64(x, g, approximate="none"):
+    x, g = _as64(x, g)
+    first, second, e = _gelu_terms(x, approximate)
+    d = np.where(np.isinf(x), (x > 0).astype(np.float64), first + second)
+    zero = (x < 0) & (e.astype(np.float32) == 0)
+    return _finish(d, x, g, zero)
+
+
+@R.quiet
+def gelu_backward_abs_bound(x, g, approximate="none"):
+    x, g = _as64(x, g)
+    first, second, _ = _gelu_terms(x, approximate)
+    d = first + second
+    bound = _cancel_bound(np.maximum(np.abs(first), np.abs(second)), d, g)
+    if approximate == "tanh":
+        # the bound the tanh form holds where the contract's 8 ulp cannot be met (spec divergences): the f32
+        # argument 2u is rounded, a relative error of the result for x < 0 of up to (6 + 3*|2u|)*2**-24
+        two_u = np.abs(2.0 * GELU_TANH_K * (x + GELU_TANH_KAPPA * x ** 3))
+        held = (x < 0) & (x >= GELU_TAIL)
+        bound = np.maximum(bound, np.where(held, (6.0 + 3.0 * two_u) * 2.0 ** -24 * np.abs(g * d), 0.0))
+    return np.where(x < GELU_TAIL, 1e-6 * np.abs(g), bound)
+
+
+def _torch_gelu(saved, grad, approximate="none"):
+    return torch.ops.aten.gelu_backward(grad, saved, approximate=approximate)
+
+
 # ------------------------------------------------------------------------------------------------ FastGelu
 FAST_GELU_COEF = float(np.float32(1.702))  # CANN's f32 constant
 
@@ -104,6 +153,16 @@ def _torch_mish(saved, grad, **_):
 
 
 REFS: tuple[OpRef, ...] = (
+    OpRef(
+        op="gelu_backward",
+        f64=gelu_backward_f64,
+        cases=({}, {"approximate": "tanh"}),
+        typical={},
+        bounds=lambda a: [0.0, GELU_TAIL, 6.0],
+        f32_ulp=8,
+        abs_bound=gelu_backward_abs_bound,
+        torch=_torch_gelu,
+    ),
     OpRef(
         op="fast_gelu_grad",
         f64=fast_gelu_grad_f64,
