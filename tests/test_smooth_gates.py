@@ -14,9 +14,19 @@ from refs import smooth_gates as SG
 
 DTYPES = [pytest.param(d, id=H.DTYPE_IDS[d]) for d in H.DTYPES]
 # drop-in vs ATen: both within their accuracy of the exact value, so within the sum of the two (PyTorch's f32 GELU
-# loses up to ~|x| ulp, its bf16/f16 results are one rounding of that)
-TOLERANCE = {torch.float32: dict(rtol=2e-5, atol=1e-6), torch.float16: dict(rtol=2e-3, atol=1e-6),
-             torch.bfloat16: dict(rtol=1.6e-2, atol=1e-6)}
+# loses up to ~|x| ulp, its bf16/f16 results are one rounding of that); absolutely 1e-6*|grad| each where the
+# contract allows it (the derivative's terms cancel, GELU below -4)
+RTOL = {torch.float32: 2e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
+
+
+def _assert_close(got, want, g):
+    assert got.dtype == want.dtype and got.shape == want.shape
+    gv, wv, gg = R.exact(got), R.exact(want), R.exact(g)
+    # and a rounding of each at the bottom of the dtype's subnormals
+    smallest = float(torch.nextafter(torch.zeros((), dtype=got.dtype), torch.ones((), dtype=got.dtype)))
+    bound = RTOL[got.dtype] * np.abs(wv) + 2e-6 * np.abs(gg) + 2 * smallest
+    bad = np.abs(gv - wv) > bound
+    assert not bad.any(), list(zip(gv[bad][:5], wv[bad][:5]))
 
 
 def _finite_inputs(dtype, n=20000, seed=0):
@@ -33,9 +43,9 @@ def test_gelu_backward_drop_in_matches_aten(dtype, approximate):
     x, g = _finite_inputs(dtype)
     got = A.gelu_backward(g, x, approximate=approximate)
     want = torch.ops.aten.gelu_backward(g, x, approximate=approximate)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    torch.testing.assert_close(got.float(), want.float(), **TOLERANCE[dtype])
+    _assert_close(got, want, g)
     assert torch.equal(A.gelu_backward(g, x), A.gelu_backward(g, x, approximate="none"))
+    assert torch.equal(A.gelu_backward(g, x, approximate=approximate.encode()), got)  # bytes, as ATen takes them
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -44,10 +54,10 @@ def test_mish_backward_drop_in_matches_aten(dtype):
     x, g = _finite_inputs(dtype)
     got = A.mish_backward(g, x)
     want = torch.ops.aten.mish_backward(g, x)
-    torch.testing.assert_close(got.float(), want.float(), **TOLERANCE[dtype])
+    _assert_close(got, want, g)
 
 
-@pytest.mark.parametrize("approximate", ["foo", "Tanh", "none ", "", "gelu_erf", None, 1, b"tanh"])
+@pytest.mark.parametrize("approximate", ["foo", "Tanh", "none ", "", "gelu_erf", None, 1, b"foo"])
 def test_gelu_backward_drop_in_refuses_what_aten_refuses(approximate):
     import actgrad.aten as A
     g, x = torch.ones(3), torch.ones(3)
@@ -55,7 +65,7 @@ def test_gelu_backward_drop_in_refuses_what_aten_refuses(approximate):
         torch.ops.aten.gelu_backward(g, x, approximate=approximate)
     with pytest.raises(RuntimeError) as ours:
         A.gelu_backward(g, x, approximate=approximate)
-    if isinstance(approximate, str):
+    if isinstance(approximate, (str, bytes)):
         assert str(ours.value) == str(aten_error.value)
     else:
         assert "approximate" in str(ours.value)
@@ -118,8 +128,8 @@ def test_gelu_erf_tail_keeps_the_ulp_target(dtype):
     want = R.round_f64(SG.gelu_backward_f64(R.exact(x), R.exact(g)), dtype)
     target = R.ulp_target("gelu_backward", {"approximate": "none"}, dtype)
     assert R.ulp_distance(got, want).max() <= target
-    aten = torch.ops.aten.gelu_backward(g, x)
-    assert R.ulp_distance(aten, want).max() > 100  # what the divergence is about
+    if dtype != torch.float16:  # f16 rounds PyTorch's f32 error away; f32 and bf16 show what the divergence is about
+        assert R.ulp_distance(torch.ops.aten.gelu_backward(g, x), want).max() > 100
 
 
 def test_mish_passes_grad_through_above_sixteen():
