@@ -76,7 +76,7 @@ def cases(actgrad, x, g, out_a, out_t):
         ("gelu_backward(tanh)", lambda: actgrad.gelu_backward(x, g, "tanh", out=out_a),
          "gelu_backward(tanh)", lambda: aten.gelu_backward.grad_input(g, x, approximate="tanh", grad_input=out_t)),
         ("fast_gelu_grad", lambda: actgrad.fast_gelu_grad(g, x, out=out_a),
-         "eager FastGeluGrad formula", lambda: eager_fast_gelu_grad(g, x, out_t)),
+         "eager formula", lambda: eager_fast_gelu_grad(g, x, out_t)),
         # ATen's mish_backward has no grad_input overload: it allocates its result
         ("mish_backward", lambda: actgrad.mish_backward(x, g, out=out_a),
          "mish_backward", lambda: aten.mish_backward(g, x)),
