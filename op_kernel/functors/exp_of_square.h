@@ -12,7 +12,8 @@ namespace actgrad {
 // from them. kShortX: t holds widened f16/bf16 values (at most 11 significand bits), whose square is exact. A lane
 // whose correction is not a number keeps exp(-p/2): t is infinite or NaN there, or so large that exp is 0.
 template <bool kShortX>
-__aicore__ inline void ExpOfMinusHalfSquare(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& t,
+__aicore__ inline void ExpOfMinusHalfSquare(const AscendC::LocalTensor<float>& dst,
+                                            const AscendC::LocalTensor<float>& t,
                                             const AscendC::LocalTensor<float>& p, const AscendC::LocalTensor<float>& a,
                                             const AscendC::LocalTensor<float>& b,
                                             const AscendC::LocalTensor<uint8_t>& mask, uint32_t lanes) {

@@ -1,18 +1,19 @@
 // GELU backward, both forms of oneDNN's GELUBackward / ATen's gelu_backward; dx = dy*d.
 // params: [0] the approximate attribute's index: 0 "none" (erf, oneDNN gelu_erf), 1 "tanh" (gelu_tanh).
 //
-// erf: d = Phi(x) + x*phi(x). Phi(x) = 1 + erf(x/sqrt2) cancels for x < 0 (the Erf API cannot give the contract's
-// accuracy there: 1 + erf(-2.12) loses 8 bits), so the kernel uses Mills' ratio instead: with t = |x|,
+// erf: d = Phi(x) + x*phi(x). Phi(x) = (1 + erf(x/sqrt2))/2 cancels for x < 0 (so the Erf API cannot give the
+// contract's accuracy there: at x = -3, 1 + erf(-2.12) loses 8 bits), so the kernel uses Mills' ratio instead:
+// with t = |x|,
 // F(t) = (1 - Phi(t))/(sqrt(2 pi) phi(t)) = erfcx(t/sqrt2)/2 and M = F(t) - t/sqrt(2 pi),
 // d = exp(-t^2/2)*M for x < 0 and 1 - exp(-t^2/2)*M otherwise: no cancellation but near the zero of d (x ~ -0.75).
-// F is a (3,4) rational in t fitted on [0, 14.5] (in f32 evaluation, M included, within 2.6*2^-24 of max(F, t/sqrt(2 pi))
-// up to 4.3, 1.8e-7 beyond); t is clamped at 14.5, where exp(-t^2/2) is 0 in f32.
+// F is a (3,4) rational in t fitted on [0, 14.5] (evaluated in f32, M is within 2.6*2^-24 of
+// max(F, t/sqrt(2 pi)) up to t = 4.3, 1.8e-7 beyond); t is clamped at 14.5, where exp(-t^2/2) is 0 in f32.
 // exp(-t^2/2) carries the square's rounding error (ExpOfMinusHalfSquare).
 //
 // tanh: with 2u = x*(a + b*x^2) (a = 2*sqrt(2/pi), b = a*0.044715) and s = sigmoid(2u),
 // d = 0.5*(1 + tanh(u)) + 0.5*x*(1 - tanh(u)^2)*u' = s*(1 + (1 - s)*w), w = x*(a + 3*b*x^2); s and 1 - s come from
-// e = exp(-|2u|) as in FastGeluGrad (no overflow, no cancellation). The f32 argument 2u is rounded: an error of d
-// in 2u is a relative error of d in s for x < 0 (see the operator's divergences). w is clamped to +-65536 (e is 0
+// e = exp(-|2u|) as in FastGeluGrad (no overflow, no cancellation). The f32 argument 2u is rounded: an absolute error
+// r of 2u is a relative error r of s for x < 0 (see the operator's divergences). w is clamped to +-65536 (e is 0
 // wherever it is larger) so that (1 - s)*w and s*w are never 0*inf at infinite x.
 //
 // Both: a NaN x propagates through exp; an infinite dy where the f32 d is exactly 0 (exp underflowed) gives 0.
@@ -53,7 +54,8 @@ private:
 
     // d of the erf form, in one of the scratch tiles (returned); savedF and outF are used as scratch
     template <bool kShortX, typename T>
-    __aicore__ inline static AscendC::LocalTensor<float> ErfForm(const TileOperands<T>& t, const Scratch& s, uint32_t lanes) {
+    __aicore__ inline static AscendC::LocalTensor<float> ErfForm(const TileOperands<T>& t, const Scratch& s,
+                                                                 uint32_t lanes) {
         const int32_t m = int32_t(lanes);
         const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];
         AscendC::Compares(negative, t.savedF, 0.0f, AscendC::CMPMODE::LT, lanes);
@@ -91,7 +93,8 @@ private:
 
     // d of the tanh form, in one of the scratch tiles (returned); savedF is used as scratch
     template <typename T>
-    __aicore__ inline static AscendC::LocalTensor<float> TanhForm(const TileOperands<T>& t, const Scratch& s, uint32_t lanes) {
+    __aicore__ inline static AscendC::LocalTensor<float> TanhForm(const TileOperands<T>& t, const Scratch& s,
+                                                                  uint32_t lanes) {
         const int32_t m = int32_t(lanes);
         const AscendC::LocalTensor<float>& x = t.savedF;
         const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];

@@ -264,7 +264,7 @@ SMOOTH_GATES: tuple[OpSpec, ...] = (
                     "is a relative error of the result; the bound held there is (6 + 3*|2u|)*2^-24 relative "
                     "(f16/bf16 meet 1 ulp, f32 elsewhere 8). src = +inf gives diff_dst, src = -inf gives "
                     "0 (PyTorch, oneDNN: NaN). An infinite diff_dst where the f32 derivative is exactly 0 "
-                    "(exp underflowed: src < -14.2 for erf, src < -10.4 for tanh) gives 0 (PyTorch, oneDNN: NaN).",
+                    "(exp underflowed: src < -14.42 for erf, src < -10.68 for tanh) gives 0 (PyTorch, oneDNN: NaN).",
     ),
     OpSpec(
         known_as="FastGeluGrad",
@@ -280,7 +280,7 @@ SMOOTH_GATES: tuple[OpSpec, ...] = (
         divergences="s and 1 - s are evaluated from exp(-1.702*|x|) without cancellation, and exp(-1.702*|x|) does "
                     "not inherit the rounding of the f32 product (CANN's f32 kernel does: up to about 1.702*|x| ulp). "
                     "x = +inf gives dy, x = -inf gives 0 (CANN: NaN from inf*0). An infinite dy where the f32 "
-                    "derivative is exactly 0 (exp(-1.702*|x|) underflowed, x < -61) gives 0 (CANN: NaN).",
+                    "derivative is exactly 0 (exp(-1.702*|x|) underflowed, x < -61.09) gives 0 (CANN: NaN).",
     ),
     OpSpec(
         known_as="MishBackward",
