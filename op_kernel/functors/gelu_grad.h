@@ -7,7 +7,8 @@
 // F(t) = (1 - Phi(t))/(sqrt(2 pi) phi(t)) = erfcx(t/sqrt2)/2 and M = F(t) - t/sqrt(2 pi),
 // d = exp(-t^2/2)*M for x < 0 and 1 - exp(-t^2/2)*M otherwise: no cancellation but near the zero of d (x ~ -0.75).
 // F is a (3,4) rational in t fitted on [0, 14.5] (evaluated in f32, M is within 2.6*2^-24 of
-// max(F, t/sqrt(2 pi)) up to t = 4.3, 1.8e-7 beyond); t is clamped at 14.5, where exp(-t^2/2) is 0 in f32.
+// max(F, t/sqrt(2 pi)) up to t = 4.3, 1.8e-7 beyond; (2,3) for f16/bf16); t is clamped at 14.5, where exp(-t^2/2)
+// is 0 in f32.
 // exp(-t^2/2) carries the square's rounding error (ExpOfMinusHalfSquare).
 //
 // tanh: with 2u = x*(a + b*x^2) (a = 2*sqrt(2/pi), b = a*0.044715) and s = sigmoid(2u),
@@ -43,9 +44,12 @@ struct GeluGrad {
     }
 
 private:
-    // F(t) = P(t)/Q(t), Q monic; coefficients from the lowest power
+    // F(t) = P(t)/Q(t), Q monic; coefficients from the lowest power. f32: (3,4). An f16/bf16 result needs about
+    // 2^-12 relative: a (2,3) rational (within 29*2^-24) is plenty and four vector passes shorter.
     static constexpr float kP[4] = {14.77865982055664f, 9.882987976074219f, 3.076164960861206f, 0.3987516164779663f};
     static constexpr float kQ[4] = {29.557321548461914f, 43.3492546081543f, 25.961946487426758f, 7.696079254150391f};
+    static constexpr float kP16[3] = {4.101834297180176f, 1.9962817430496216f, 0.40122848749160767f};
+    static constexpr float kQ16[3] = {8.203657150268555f, 10.538775444030762f, 5.104313373565674f};
     static constexpr float kMillsClamp = 14.5f;
     static constexpr float kInvSqrt2Pi = 0.3989422804014327f;
     static constexpr float kTanhA = 1.5957691216057308f;          // 2*sqrt(2/pi)
@@ -67,19 +71,13 @@ private:
         AscendC::Mins(ax, ax, kMillsClamp, m);
         const AscendC::LocalTensor<float>& num = s.tmp[1];
         const AscendC::LocalTensor<float>& den = s.tmp[2];
-        AscendC::Muls(num, ax, kP[3], m);
-        AscendC::Adds(num, num, kP[2], m);
-        AscendC::Mul(num, num, ax, m);
-        AscendC::Adds(num, num, kP[1], m);
-        AscendC::Mul(num, num, ax, m);
-        AscendC::Adds(num, num, kP[0], m);
-        AscendC::Adds(den, ax, kQ[3], m);
-        AscendC::Mul(den, den, ax, m);
-        AscendC::Adds(den, den, kQ[2], m);
-        AscendC::Mul(den, den, ax, m);
-        AscendC::Adds(den, den, kQ[1], m);
-        AscendC::Mul(den, den, ax, m);
-        AscendC::Adds(den, den, kQ[0], m);
+        if constexpr (kShortX) {
+            Horner(num, ax, kP16, 3, false, m);
+            Horner(den, ax, kQ16, 3, true, m);
+        } else {
+            Horner(num, ax, kP, 4, false, m);
+            Horner(den, ax, kQ, 4, true, m);
+        }
         AscendC::Div(num, num, den, m);
         AscendC::Muls(den, ax, kInvSqrt2Pi, m);
         AscendC::Sub(num, num, den, m);
@@ -89,6 +87,22 @@ private:
         AscendC::Adds(den, den, 1.0f, m);
         AscendC::Select(num, negative, num, den, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
         return num;
+    }
+
+    // dst = c[n-1]*t^(n-1) + ... + c[0], or with monic, t^n + c[n-1]*t^(n-1) + ... + c[0] (n >= 2)
+    __aicore__ inline static void Horner(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& t,
+                                         const float* c, uint32_t n, bool monic, int32_t m) {
+        uint32_t i = n - 1;
+        if (monic) {
+            AscendC::Adds(dst, t, c[i], m);
+        } else {
+            AscendC::Muls(dst, t, c[i], m);
+            AscendC::Adds(dst, dst, c[--i], m);
+        }
+        while (i > 0) {
+            AscendC::Mul(dst, dst, t, m);
+            AscendC::Adds(dst, dst, c[--i], m);
+        }
     }
 
     // d of the tanh form, in one of the scratch tiles (returned); savedF is used as scratch
