@@ -293,7 +293,7 @@ SMOOTH_GATES: tuple[OpSpec, ...] = (
         formula="diff_src = diff_dst*(tanh(sp) + src*sigmoid(src)*(1 - tanh(sp)^2)), sp = softplus(src)",
         origin="oneDNN Graph MishBackward",
         cann_builtin="aclnnMishBackward",
-        divergences="Evaluated as (w*(w + 2) + 4*x*e*(1 + e))/(w + 2)^2 with e = exp(x), w = e*(e + 2), one exp and "
+        divergences="Evaluated as (w*(w + 2) + 4*src*e*(1 + e))/(w + 2)^2 with e = exp(src), w = e*(e + 2), one exp and "
                     "no cancellation but near the derivative's zero (x ~ -1.19); x > 16 passes diff_dst through (the "
                     "f32 derivative is 1 there). src = +inf gives diff_dst, src = -inf gives 0 (PyTorch and oneDNN: "
                     "NaN). An infinite diff_dst where the f32 derivative is exactly 0 (exp(src) underflowed, "
