@@ -61,6 +61,48 @@ static ge::graphStatus ActgradSoftPlusBackwardTilingFunc(gert::TilingContext* co
                                                    sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
+static ge::graphStatus ActgradSigmoidBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"use_dst", actgrad::npu::AttrKind::kBool, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSigmoidBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
+}
+
+static ge::graphStatus ActgradTanhBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"use_dst", actgrad::npu::AttrKind::kBool, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradTanhBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
+}
+
+static ge::graphStatus ActgradSiluGradTilingFunc(gert::TilingContext* context)
+{
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSiluGrad", nullptr, 0);
+}
+
+static ge::graphStatus ActgradLogSigmoidGradTilingFunc(gert::TilingContext* context)
+{
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradLogSigmoidGrad", nullptr, 0);
+}
+
+static ge::graphStatus ActgradSoftsignGradTilingFunc(gert::TilingContext* context)
+{
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSoftsignGrad", nullptr, 0);
+}
+
+static ge::graphStatus ActgradSqrtBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"use_dst", actgrad::npu::AttrKind::kBool, nullptr},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradSqrtBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
+}
+
 static ge::graphStatus ActgradGeluBackwardTilingFunc(gert::TilingContext* context)
 {
     static const char* const kGeluBackwardModeChoices[] = {"gelu_erf", "gelu_tanh", nullptr};
@@ -232,6 +274,171 @@ public:
     }
 };
 OP_ADD(ActgradSoftPlusBackward);
+
+// diff_src = diff_dst*(d*(1-d)) (use_dst) or diff_dst*e/(1+e)^2 with e = exp(-|src|)
+class ActgradSigmoidBackward : public OpDef {
+public:
+    explicit ActgradSigmoidBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src_or_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("use_dst").AttrType(OPTIONAL).Bool(true);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradSigmoidBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradSigmoidBackward);
+
+// diff_src = diff_dst*((1-d)*(1+d)) (use_dst) or diff_dst*4e/(1+e)^2 with e = exp(-2|src|)
+class ActgradTanhBackward : public OpDef {
+public:
+    explicit ActgradTanhBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src_or_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("use_dst").AttrType(OPTIONAL).Bool(true);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradTanhBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradTanhBackward);
+
+// dx = dy*sigmoid(x)*(1 + x*(1-sigmoid(x)))
+class ActgradSiluGrad : public OpDef {
+public:
+    explicit ActgradSiluGrad(const char* name) : OpDef(name)
+    {
+        this->Input("dy")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("x")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("dx")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradSiluGradTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradSiluGrad);
+
+// backprops = grads*sigmoid(-features)
+class ActgradLogSigmoidGrad : public OpDef {
+public:
+    explicit ActgradLogSigmoidGrad(const char* name) : OpDef(name)
+    {
+        this->Input("grads")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("features")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("backprops")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradLogSigmoidGradTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradLogSigmoidGrad);
+
+// output = gradients/(1+|features|)^2
+class ActgradSoftsignGrad : public OpDef {
+public:
+    explicit ActgradSoftsignGrad(const char* name) : OpDef(name)
+    {
+        this->Input("gradients")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("features")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("output")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradSoftsignGradTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradSoftsignGrad);
+
+// diff_src = diff_dst/(2*d) (use_dst) or diff_dst/(2*sqrt(src))
+class ActgradSqrtBackward : public OpDef {
+public:
+    explicit ActgradSqrtBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src_or_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("use_dst").AttrType(OPTIONAL).Bool(true);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradSqrtBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradSqrtBackward);
 
 // none: diff_src = diff_dst*(Phi(src) + src*phi(src)); tanh: diff_src = diff_dst*(0.5*(1 + tanh(u)) + 0.5*src*(1 - tanh(u)^2)*u'), u = sqrt(2/pi)*(src + 0.044715*src^3)
 class ActgradGeluBackward : public OpDef {

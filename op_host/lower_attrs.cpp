@@ -154,6 +154,30 @@ void LowerSoftPlusBackward(const Attrs& a, ElementwiseGradTiling& t) {
 // piecewise-linear rectifiers, shrinks and Abs
 
 // the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
+void SetSigmoidFamily(ElementwiseGradTiling& t, SigmoidFamilyForm form, float k = 1.0f, float c = 1.0f) {
+    t.params[0] = float(uint32_t(form));
+    t.params[1] = k;
+    t.params[2] = c;
+}
+
+void LowerSigmoidBackward(const Attrs& a, ElementwiseGradTiling& t) {
+    SetSigmoidFamily(t, a.IsSet(0) ? SigmoidFamilyForm::kSigmoidOfDst : SigmoidFamilyForm::kLogisticOfSrc);
+}
+
+void LowerTanhBackward(const Attrs& a, ElementwiseGradTiling& t) {
+    // 1 - tanh(x)^2 = 4*sigmoid'(2x): e = exp(-2|x|), c = 4
+    SetSigmoidFamily(t, a.IsSet(0) ? SigmoidFamilyForm::kTanhOfDst : SigmoidFamilyForm::kLogisticOfSrc, 2.0f, 4.0f);
+}
+
+void LowerSiluGrad(const Attrs&, ElementwiseGradTiling& t) { SetSigmoidFamily(t, SigmoidFamilyForm::kSilu); }
+
+void LowerLogSigmoidGrad(const Attrs&, ElementwiseGradTiling& t) { SetSigmoidFamily(t, SigmoidFamilyForm::kLogSigmoid); }
+
+void LowerSoftsignGrad(const Attrs&, ElementwiseGradTiling& t) { t.params[0] = float(uint32_t(QuotientForm::kSoftsign)); }
+
+void LowerSqrtBackward(const Attrs& a, ElementwiseGradTiling& t) {
+    t.params[0] = float(uint32_t(a.IsSet(0) ? QuotientForm::kSqrtOfDst : QuotientForm::kSqrtOfSrc));
+}
 
 // the smooth gates: GELU, FastGelu, Mish
 void LowerGeluBackward(const Attrs& a, ElementwiseGradTiling& t) {

@@ -5,7 +5,8 @@ Both sides write into preallocated outputs (actgrad: out=; ATen: grad_input=), s
 measurement is the median of --reps runs after --warmup runs. The runs interleave: every round times each operator
 of a dtype once on each side, so a burst of load from other tenants of the machine lands on all of them a little
 instead of on one of them a lot, and the medians leave it out. ClampBackward is compared with hardtanh_backward (the
-same band test). Prints a table with the ratio actgrad time / ATen time (the project's target is <= 2x).
+same band test); an operator ATen has no backward for is compared with its formula in eager PyTorch into a
+preallocated out (target: faster than that). Prints a table with the ratio actgrad time / ATen time (the project's target is <= 2x).
 
     python scripts/bench_ops.py [--numel 4194304] [--reps 15] [--dtypes float32,bfloat16] [--soc Ascend910B2]
 """
@@ -52,6 +53,9 @@ def median_times(pairs, reps: int, warmup: int) -> list[tuple[float, float]]:
 
 def cases(actgrad, x, g, out_a, out_t):
     aten = torch.ops.aten
+    # forward outputs the dst forms and ATen's log_sigmoid_backward take
+    sig, tanh, root = torch.sigmoid(x), torch.tanh(x), x.abs().sqrt()
+    buffer = aten.log_sigmoid_forward(x)[1]
     return [
         ("hardtanh_grad", lambda: actgrad.hardtanh_grad(x, g, -1.0, 1.0, out=out_a),
          "hardtanh_backward", lambda: aten.hardtanh_backward.grad_input(g, x, -1.0, 1.0, grad_input=out_t)),
@@ -69,6 +73,18 @@ def cases(actgrad, x, g, out_a, out_t):
         # piecewise-linear rectifiers, shrinks and Abs
 
         # the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
+        ("sigmoid_backward(dst)", lambda: actgrad.sigmoid_backward(sig, g, True, out=out_a),
+         "sigmoid_backward", lambda: aten.sigmoid_backward.grad_input(g, sig, grad_input=out_t)),
+        ("tanh_backward(dst)", lambda: actgrad.tanh_backward(tanh, g, True, out=out_a),
+         "tanh_backward", lambda: aten.tanh_backward.grad_input(g, tanh, grad_input=out_t)),
+        ("silu_grad", lambda: actgrad.silu_grad(g, x, out=out_a),
+         "silu_backward", lambda: aten.silu_backward.grad_input(g, x, grad_input=out_t)),
+        ("log_sigmoid_grad", lambda: actgrad.log_sigmoid_grad(g, x, out=out_a),
+         "log_sigmoid_backward", lambda: aten.log_sigmoid_backward.grad_input(g, x, buffer, grad_input=out_t)),
+        ("softsign_grad", lambda: actgrad.softsign_grad(g, x, out=out_a),
+         "eager g/(1+|x|)**2", lambda: torch.div(g, (1 + x.abs()) ** 2, out=out_t)),
+        ("sqrt_backward(dst)", lambda: actgrad.sqrt_backward(root, g, True, out=out_a),
+         "eager g/(2*d)", lambda: torch.div(g, 2 * root, out=out_t)),
 
         # the smooth gates: GELU, FastGelu, Mish
         ("gelu_backward(none)", lambda: actgrad.gelu_backward(x, g, "none", out=out_a),

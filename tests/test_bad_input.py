@@ -293,9 +293,8 @@ def test_cpu_kernels_check_like_the_meta_kernels(op):
     """The CPU kernels (C++) and the Meta kernels (Python, checks.py) raise the same error type and message."""
     s, g = good((4, 8))
     spec = R.SPEC.BY_NAME[op]
-    # the first attribute with a value its check refuses: NaN for a float, a str outside the choices
-    first = spec.attrs[0] if spec.attrs else None
-    bad_attr = {first.name: "not_a_choice" if first.type == "str" else math.nan} if first else None
+    floats = [a.name for a in spec.attrs if a.type == "float"]
+    bad_attrs = [{floats[0]: math.nan}] if floats else []  # NaN is refused by every float attribute, no bool
     cases = [  # (saved, grad, out, attrs)
         (s.to(torch.int64), g, None, {}),
         (s, g.to(torch.complex64), None, {}),
@@ -306,7 +305,7 @@ def test_cpu_kernels_check_like_the_meta_kernels(op):
         (s, None, None, {}),
         (s, g, torch.empty(32), {}),
         (s, g, torch.empty((4, 8), dtype=torch.float64), {}),
-    ] + ([(s, g, None, bad_attr), (s, g, torch.empty((4, 8)), bad_attr)] if bad_attr else [])
+    ] + [(s, g, out, bad) for bad in bad_attrs for out in (None, torch.empty((4, 8)))]
     for saved, grad, out, attrs in cases:
         def on(device):
             move = (lambda t: None if t is None else t.to(device))

@@ -118,6 +118,37 @@ def softplus_backward(grad_output: torch.Tensor, self: torch.Tensor, beta: float
 
 
 # the sigmoid/tanh family, SiLU, LogSigmoid, Softsign, Sqrt
+def sigmoid_backward(grad_output: torch.Tensor, output: torch.Tensor) -> torch.Tensor:
+    return _ops.sigmoid_backward(output, grad_output, True)
+
+
+def tanh_backward(grad_output: torch.Tensor, output: torch.Tensor) -> torch.Tensor:
+    return _ops.tanh_backward(output, grad_output, True)
+
+
+def silu_backward(grad_output: torch.Tensor, self: torch.Tensor) -> torch.Tensor:
+    return _ops.silu_grad(grad_output, self)
+
+
+def log_sigmoid_backward(grad_output: torch.Tensor, self: torch.Tensor, buffer: torch.Tensor) -> torch.Tensor:
+    """The value is computed from self alone (ATen's CPU kernel reads buffer, the forward's exp(-|self|), instead:
+    the same values for the buffer log_sigmoid_forward returns). buffer is checked as ATen checks it: a tensor
+    broadcastable to self's shape, of self's dtype, on self's device (RuntimeError); a buffer that would broadcast the
+    result to a larger shape, which ATen accepts, is refused too (actgrad's results have the inputs' shape). The
+    result is laid out as ATen's, empty_like(grad_output)."""
+    fn = "actgrad.aten.log_sigmoid_backward"
+    torch._check(isinstance(buffer, torch.Tensor), lambda: (
+        f"{fn}: buffer must be a Tensor (log_sigmoid_forward's second result), got {_type_name(buffer)}"))
+    torch._check(buffer.dim() <= self.dim() and all(
+        b == 1 or b == s for b, s in zip(reversed(buffer.shape), reversed(self.shape))), lambda: (
+        f"{fn}: buffer of shape {tuple(buffer.shape)} must broadcast to self's shape {tuple(self.shape)}"))
+    torch._check(buffer.dtype == self.dtype, lambda: (
+        f"{fn}: buffer has dtype {buffer.dtype}, expected self's dtype {self.dtype}"))
+    torch._check(buffer.device == self.device, lambda: (
+        f"{fn}: buffer is on {buffer.device}, expected self's device {self.device}"))
+    result = _ops.log_sigmoid_grad(grad_output, self)
+    layout = torch.empty_like(grad_output)
+    return result if result.stride() == layout.stride() else layout.copy_(result)  # copy_ is differentiable
 
 
 # the smooth gates: GELU, FastGelu, Mish

@@ -240,7 +240,109 @@ FOUNDING: tuple[OpSpec, ...] = (
 # two rules (ascendc_impl_build.py optype_snake and optype_snake_ex) that disagree on runs of capitals.
 PIECEWISE_LINEAR: tuple[OpSpec, ...] = ()
 
-SIGMOID_FAMILY: tuple[OpSpec, ...] = ()
+SIGMOID_FAMILY: tuple[OpSpec, ...] = (
+    OpSpec(
+        known_as="SigmoidBackward",
+        inputs=("src_or_dst", "diff_dst"),
+        saved="src_or_dst",
+        output="diff_src",
+        attrs=(Attr("use_dst", "bool", True, "src_or_dst is the forward output"),),
+        functor="SigmoidFamilyGrad",
+        forward_tensor="forward output (use_dst=true) or input",
+        formula="diff_src = diff_dst*(d*(1-d)) (use_dst) or diff_dst*e/(1+e)^2 with e = exp(-|src|)",
+        origin="oneDNN Graph SigmoidBackward",
+        cann_builtin="aclnnSigmoidBackward",
+        divergences="The src form evaluates sigmoid'(s) as e/(1+e)^2, e = exp(-|s|): no 1-sigmoid cancellation, and "
+                    "far-negative or far-positive s give the f32 value (oneDNN: exact 0 below -88.72). NaN gives NaN "
+                    "(oneDNN ref: 0 for a NaN src). An infinite diff_dst where the f32 derivative is exactly 0 "
+                    "(d = 0 or 1, |s| > 103.9, s = +-inf) gives 0 (oneDNN, PyTorch: NaN). The dst form takes any d "
+                    "(the formula's value, as oneDNN and PyTorch); its f32 product d*(1-d) overflows for "
+                    "|d| > 1.8e19, which no sigmoid output reaches. f16 computes in f32 (PyTorch's f16 "
+                    "sigmoid_backward rounds every step to f16).",
+    ),
+    OpSpec(
+        known_as="TanhBackward",
+        inputs=("src_or_dst", "diff_dst"),
+        saved="src_or_dst",
+        output="diff_src",
+        attrs=(Attr("use_dst", "bool", True, "src_or_dst is the forward output"),),
+        functor="SigmoidFamilyGrad",
+        forward_tensor="forward output (use_dst=true) or input",
+        formula="diff_src = diff_dst*((1-d)*(1+d)) (use_dst) or diff_dst*4e/(1+e)^2 with e = exp(-2|src|)",
+        origin="oneDNN Graph TanhBackward",
+        cann_builtin="aclnnTanhBackward",
+        divergences="The dst form is oneDNN's factored (1-d)*(1+d) (PyTorch: 1 - d*d, which loses the low bits near "
+                    "|d| = 1). The src form evaluates 1 - tanh(s)^2 as 4e/(1+e)^2, e = exp(-2|s|), without "
+                    "cancellation, and far-out s give the f32 value. NaN gives NaN. An infinite diff_dst where the "
+                    "f32 derivative is exactly 0 (d = +-1, |s| > 52, s = +-inf) gives 0 (oneDNN, PyTorch: NaN). The dst "
+                    "form takes any d; its f32 product overflows for |d| > 1.8e19, which no tanh output reaches.",
+    ),
+    OpSpec(
+        known_as="SiluGrad",
+        inputs=("dy", "x"),
+        saved="x",
+        output="dx",
+        attrs=(),
+        functor="SigmoidFamilyGrad",
+        forward_tensor="forward input",
+        formula="dx = dy*sigmoid(x)*(1 + x*(1-sigmoid(x)))",
+        origin="CANN SiluGrad / aclnnSiluBackward",
+        cann_builtin="aclnnSiluBackward",
+        divergences="Evaluated as (A*(1+e) + x*e)/(1+e)^2 with e = exp(-|x|) and A = e (x < 0) or 1, so no "
+                    "1-sigmoid cancellation and far-negative x give the f32 value. x = +inf gives dy, x = -inf gives "
+                    "0 (PyTorch, CANN, oneDNN swish: NaN). NaN gives NaN. An infinite dy where the f32 derivative is "
+                    "exactly 0 gives 0 (PyTorch: NaN).",
+    ),
+    OpSpec(
+        known_as="LogSigmoidGrad",
+        inputs=("grads", "features"),
+        saved="features",
+        output="backprops",
+        attrs=(),
+        functor="SigmoidFamilyGrad",
+        forward_tensor="forward input",
+        formula="backprops = grads*sigmoid(-features)",
+        origin="CANN LogSigmoidGrad / aclnnLogSigmoidBackward",
+        cann_builtin="aclnnLogSigmoidBackward",
+        divergences="Computed from features alone (ATen's CPU kernel reads the forward's buffer exp(-|x|) when it is "
+                    "not empty; CANN ignores it). sigmoid(-x) in the stable form: large x give the f32 value "
+                    "(oneDNN's soft_relu with alpha -1: exact 0 beyond 88.72). NaN gives NaN. An infinite grads "
+                    "where the f32 derivative is exactly 0 (x > 103.9, x = +inf) gives 0 (PyTorch: NaN).",
+    ),
+    OpSpec(
+        known_as="SoftsignGrad",
+        inputs=("gradients", "features"),
+        saved="features",
+        output="output",
+        attrs=(),
+        functor="QuotientGrad",
+        forward_tensor="forward input",
+        formula="output = gradients/(1+|features|)^2",
+        origin="CANN SoftsignGrad",
+        cann_builtin="aclnnSoftsignBackward",
+        divergences="Divides twice, (gradients/(1+|x|))/(1+|x|), so (1+|x|)^2 cannot overflow (CANN squares it: 0 "
+                    "beyond |x| = 1.8e19). NaN gives NaN. An infinite gradients at x = +-inf gives 0 (IEEE: NaN). "
+                    "f16/bf16 round once to nearest even (CANN: CAST_ROUND, half away from zero).",
+    ),
+    OpSpec(
+        known_as="SqrtBackward",
+        inputs=("src_or_dst", "diff_dst"),
+        saved="src_or_dst",
+        output="diff_src",
+        attrs=(Attr("use_dst", "bool", True, "src_or_dst is the forward output"),),
+        functor="QuotientGrad",
+        forward_tensor="forward output (use_dst=true) or input",
+        formula="diff_src = diff_dst/(2*d) (use_dst) or diff_dst/(2*sqrt(src))",
+        origin="oneDNN Graph SqrtBackward",
+        cann_builtin="aclnnSqrtBackward",
+        divergences="At src or dst = +-0 the derivative is +inf: diff_dst*inf, i.e. +-inf by the sign of diff_dst "
+                    "and NaN for diff_dst = 0, for -0 as for +0 (oneDNN, PyTorch: -inf times the sign at -0). A "
+                    "negative src gives NaN (as sqrt); a negative dst gives the formula's value, as oneDNN and "
+                    "PyTorch. NaN gives NaN. An infinite diff_dst where the f32 derivative 1/(2d) is exactly 0 "
+                    "(src or dst = +inf; |dst| >= 2^127, where 2*dst overflows as in PyTorch and oneDNN, which no "
+                    "float32 square root reaches) gives 0 (IEEE: NaN).",
+    ),
+)
 
 SMOOTH_GATES: tuple[OpSpec, ...] = (
     OpSpec(
