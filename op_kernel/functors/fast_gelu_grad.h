@@ -1,6 +1,6 @@
 // FastGelu backward (CANN FastGeluGrad): z = 1.702*x, s = sigmoid(z), d = s*(1 + z*(1 - s)), dx = dy*d.
-// s and 1 - s come from e = exp(-|z|) without cancellation: with den = 1 + e, s = e/den and 1 - s = 1/den for x < 0,
-// s = 1/den and 1 - s = e/den otherwise, so neither tail overflows. exp(-1.702*|x|) does not inherit the rounding of
+// s and 1 - s come from e = exp(-|z|) without cancellation: with q = e/(1 + e) and r = 1/(1 + e), s = q and 1 - s = r
+// for x < 0, s = r and 1 - s = q otherwise, so neither tail overflows and d = s + q*r*z. exp(-1.702*|x|) does not inherit the rounding of
 // the f32 product (ExpOfProduct with the host's split of -1.702), which would cost up to |z| ulp where d ~ e*(1+z).
 // params: [0..2] -1.702 split for ExpOfProduct (hi, lo, xScale).
 //
@@ -34,28 +34,32 @@ struct FastGeluGrad {
         AscendC::Mins(z, t.savedF, kClamp, m);
         AscendC::Maxs(z, z, -kClamp, m);
         AscendC::Muls(z, z, kCoef, m);
-        // e = exp(-1.702*|x|), p = fl(-1.702*|x|)
+        // e = exp(-1.702*|x|), p = fl(-1.702*|x|). An f16/bf16 result needs about 2^-12 relative, far more than
+        // the product's rounding costs (|p|*2^-24 < 2^-17 wherever e is not 0): only f32 corrects it.
         AscendC::Abs(t.savedF, t.savedF, m);
         AscendC::Muls(p, t.savedF, -kCoef, m);
-        const SplitCoefficient split{params[0], params[1], params[2]};
-        ExpOfProduct<kIsWidened<T>>(e, t.savedF, p, a, s.mask[0], split, lanes);  // consumes savedF
-        // z has x's sign (and is NaN or a number for a NaN x: e is NaN there anyway)
+        if constexpr (kIsWidened<T>) {
+            AscendC::Exp(e, p, m);
+        } else {
+            const SplitCoefficient split{params[0], params[1], params[2]};
+            ExpOfProduct<false>(e, t.savedF, p, a, s.mask[0], split, lanes);  // consumes savedF
+        }
+        // q = e/(1 + e) <= 1/2 and r = 1 - q = 1/(1 + e) (exact to an ulp of r >= 1/2): s = q, 1 - s = r for
+        // x < 0, the other way round otherwise, so d = s + q*r*z
+        const AscendC::LocalTensor<float>& q = p;
+        const AscendC::LocalTensor<float>& r = a;
+        AscendC::Adds(q, e, 1.0f, m);
+        AscendC::Div(q, e, q, m);
+        AscendC::Muls(r, q, -1.0f, m);
+        AscendC::Adds(r, r, 1.0f, m);
+        AscendC::Mul(e, q, r, m);
+        AscendC::Mul(e, e, z, m);
+        // z has x's sign (and is NaN or a number for a NaN x: q is NaN there anyway)
         const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];
-        const AscendC::LocalTensor<uint8_t>& nonNegative = s.mask[1];
         AscendC::Compares(negative, z, 0.0f, AscendC::CMPMODE::LT, lanes);
-        AscendC::Compares(nonNegative, z, 0.0f, AscendC::CMPMODE::GE, lanes);
-        const AscendC::LocalTensor<float>& den = p;
-        const AscendC::LocalTensor<float>& sig = a;
-        const AscendC::LocalTensor<float>& co = t.savedF;  // 1 - s
-        AscendC::Adds(den, e, 1.0f, m);
-        AscendC::Select(sig, negative, e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
-        AscendC::Select(co, nonNegative, e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
-        AscendC::Div(sig, sig, den, m);
-        AscendC::Div(co, co, den, m);
-        // d = s * (1 + z*(1 - s))
-        AscendC::Mul(co, co, z, m);
-        AscendC::Adds(co, co, 1.0f, m);
-        AscendC::Mul(sig, sig, co, m);
+        const AscendC::LocalTensor<float>& sig = q;
+        AscendC::Select(sig, negative, q, r, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+        AscendC::Add(sig, sig, e, m);  // d
         AscendC::Mul(t.outF, t.gradF, sig, m);
         MarkNonZeroDerivative(s.mask[0], sig, false, t.gradF, s.mask[1], lanes);
         NarrowOut(t, n);
