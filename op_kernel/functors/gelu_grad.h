@@ -13,7 +13,7 @@
 //
 // tanh: with 2u = x*(a + b*x^2) (a = 2*sqrt(2/pi), b = a*0.044715) and s = sigmoid(2u),
 // d = 0.5*(1 + tanh(u)) + 0.5*x*(1 - tanh(u)^2)*u' = s*(1 + (1 - s)*w), w = x*(a + 3*b*x^2); s and 1 - s come from
-// e = exp(-|2u|) as in FastGeluGrad (no overflow, no cancellation). The f32 argument 2u is rounded: an absolute error
+// e = exp(-|2u|) as in FastGeluGrad (no overflow, no cancellation; d = s + q*r*w). The f32 argument 2u is rounded: an absolute error
 // r of 2u is a relative error r of s for x < 0 (see the operator's divergences). w is clamped to +-65536 (e is 0
 // wherever it is larger) so that (1 - s)*w and s*w are never 0*inf at infinite x.
 //
@@ -111,10 +111,6 @@ private:
                                                                   uint32_t lanes) {
         const int32_t m = int32_t(lanes);
         const AscendC::LocalTensor<float>& x = t.savedF;
-        const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];
-        const AscendC::LocalTensor<uint8_t>& nonNegative = s.mask[1];
-        AscendC::Compares(negative, x, 0.0f, AscendC::CMPMODE::LT, lanes);
-        AscendC::Compares(nonNegative, x, 0.0f, AscendC::CMPMODE::GE, lanes);
         const AscendC::LocalTensor<float>& w = s.tmp[0];
         const AscendC::LocalTensor<float>& q = s.tmp[1];
         const AscendC::LocalTensor<float>& e = s.tmp[2];
@@ -131,19 +127,20 @@ private:
         AscendC::Mul(w, w, x, m);
         AscendC::Mins(w, w, kTanhW, m);
         AscendC::Maxs(w, w, -kTanhW, m);
-        // s = e/(1 + e) for x < 0, 1/(1 + e) otherwise; 1 - s the other one
-        const AscendC::LocalTensor<float>& den = q;
+        // q = e/(1 + e) <= 1/2, r = 1 - q = 1/(1 + e): s = q, 1 - s = r for x < 0, the other way round otherwise,
+        // so d = s + q*r*w
+        const AscendC::LocalTensor<float>& r = s.tmp[3];
+        AscendC::Adds(q, e, 1.0f, m);
+        AscendC::Div(q, e, q, m);
+        AscendC::Muls(r, q, -1.0f, m);
+        AscendC::Adds(r, r, 1.0f, m);
+        AscendC::Mul(e, q, r, m);
+        AscendC::Mul(e, e, w, m);
+        const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];
+        AscendC::Compares(negative, x, 0.0f, AscendC::CMPMODE::LT, lanes);
         const AscendC::LocalTensor<float>& sig = x;
-        const AscendC::LocalTensor<float>& co = s.tmp[3];
-        AscendC::Adds(den, e, 1.0f, m);
-        AscendC::Select(sig, negative, e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
-        AscendC::Select(co, nonNegative, e, 1.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, lanes);
-        AscendC::Div(sig, sig, den, m);
-        AscendC::Div(co, co, den, m);
-        // d = s*(1 + (1 - s)*w)
-        AscendC::Mul(co, co, w, m);
-        AscendC::Adds(co, co, 1.0f, m);
-        AscendC::Mul(sig, sig, co, m);
+        AscendC::Select(sig, negative, q, r, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+        AscendC::Add(sig, sig, e, m);  // d
         return sig;
     }
 };
