@@ -1,7 +1,8 @@
 // FastGelu backward (CANN FastGeluGrad): z = 1.702*x, s = sigmoid(z), d = s*(1 + z*(1 - s)), dx = dy*d.
 // s and 1 - s come from e = exp(-|z|) without cancellation: with q = e/(1 + e) and r = 1/(1 + e), s = q and 1 - s = r
-// for x < 0, s = r and 1 - s = q otherwise, so neither tail overflows and d = s + q*r*z. exp(-1.702*|x|) does not inherit the rounding of
-// the f32 product (ExpOfProduct with the host's split of -1.702), which would cost up to |z| ulp where d ~ e*(1+z).
+// for x < 0, s = r and 1 - s = q otherwise, so neither tail overflows and d = s + q*r*z. In f32, exp(-1.702*|x|)
+// does not inherit the rounding of the product (ExpOfProduct with the host's split of -1.702), which would cost up to
+// |z| ulp where d ~ e*(1 + z).
 // params: [0..2] -1.702 split for ExpOfProduct (hi, lo, xScale).
 //
 // The linear factor z is taken from x clamped to [-128, 128] (e is exactly 0 beyond, so d is 0 or 1 either way):

@@ -13,9 +13,9 @@
 //
 // tanh: with 2u = x*(a + b*x^2) (a = 2*sqrt(2/pi), b = a*0.044715) and s = sigmoid(2u),
 // d = 0.5*(1 + tanh(u)) + 0.5*x*(1 - tanh(u)^2)*u' = s*(1 + (1 - s)*w), w = x*(a + 3*b*x^2); s and 1 - s come from
-// e = exp(-|2u|) as in FastGeluGrad (no overflow, no cancellation; d = s + q*r*w). The f32 argument 2u is rounded: an absolute error
-// r of 2u is a relative error r of s for x < 0 (see the operator's divergences). w is clamped to +-65536 (e is 0
-// wherever it is larger) so that (1 - s)*w and s*w are never 0*inf at infinite x.
+// e = exp(-|2u|) as in FastGeluGrad (no overflow, no cancellation; d = s + q*r*w). The f32 argument 2u is rounded:
+// an absolute error of 2u is that relative error of s for x < 0 (see the operator's divergences). w is clamped to
+// +-65536 (e is 0 wherever it is larger) so that q*r*w is never 0*inf at infinite x.
 //
 // Both: a NaN x propagates through exp; an infinite dy where the f32 d is exactly 0 (exp underflowed) gives 0.
 #pragma once
