@@ -601,8 +601,8 @@ def test_torchair_cannot_derive_the_op_type_from_the_op_name():
     assert not {graph.automatic_op_type(op.name) for op in OPS} & {op.op_type for op in OPS}
     for op in OPS:
         assert graph.automatic_op_type(op.name) == op.known_as != op.op_type
-        # torchair refuses Scalar arguments; every attribute is a float or bool
-        assert all(str(a.type) in ("Tensor", "float", "bool") for a in packet(op).default._schema.arguments)
+        # torchair refuses Scalar arguments; every attribute is a float, bool or str
+        assert all(str(a.type) in ("Tensor", "float", "bool", "str") for a in packet(op).default._schema.arguments)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torchair") is not None, reason="torchair is installed")
