@@ -5,9 +5,9 @@
 // |z| ulp where d ~ e*(1 + z).
 // params: [0..2] -1.702 split for ExpOfProduct (hi, lo, xScale).
 //
-// The linear factor z is taken from x clamped to [-128, 128] (e is exactly 0 beyond, so d is 0 or 1 either way):
-// z*(1 - s) at x = +inf and s*z at x = -inf would be inf*0. A NaN x propagates through e whatever the clamp does
-// with it. An infinite dy where d is exactly 0 (e underflowed, x = -inf) gives 0.
+// The linear factor |z| is taken from |x| clamped at 128 (e is exactly 0 beyond, so d is 0 or 1 either way):
+// q*r*|z| at infinite x would be 0*inf. A NaN x propagates through e whatever the clamp does with it. An infinite
+// dy where d is exactly 0 (e underflowed, x = -inf) gives 0.
 #pragma once
 #include "exp_of_product.h"
 #include "scratch.h"
@@ -32,12 +32,15 @@ struct FastGeluGrad {
         const AscendC::LocalTensor<float>& e = t.outF;
         WidenSaved(t, n);
         WidenGrad(t, n);
+        // everything below comes from |x| (x's sign returns in the last select), so that every NaN lane carries one
+        // NaN and its bits do not depend on operand order
+        const AscendC::LocalTensor<uint8_t>& negative = s.mask[1];
+        AscendC::Compares(negative, t.savedF, 0.0f, AscendC::CMPMODE::LT, lanes);
+        AscendC::Abs(t.savedF, t.savedF, m);
         AscendC::Mins(z, t.savedF, kClamp, m);
-        AscendC::Maxs(z, z, -kClamp, m);
-        AscendC::Muls(z, z, kCoef, m);
+        AscendC::Muls(z, z, kCoef, m);  // |z|
         // e = exp(-1.702*|x|), p = fl(-1.702*|x|). An f16/bf16 result needs about 2^-12 relative, far more than
         // the product's rounding costs (|p|*2^-24 < 2^-17 wherever e is not 0): only f32 corrects it.
-        AscendC::Abs(t.savedF, t.savedF, m);
         AscendC::Muls(p, t.savedF, -kCoef, m);
         if constexpr (kIsWidened<T>) {
             AscendC::Exp(e, p, m);
@@ -46,7 +49,7 @@ struct FastGeluGrad {
             ExpOfProduct<false>(e, t.savedF, p, a, s.mask[0], split, lanes);  // consumes savedF
         }
         // q = e/(1 + e) <= 1/2 and r = 1 - q = 1/(1 + e) (exact to an ulp of r >= 1/2): s = q, 1 - s = r for
-        // x < 0, the other way round otherwise, so d = s + q*r*z
+        // x < 0, the other way round otherwise, so d = s + q*r*z: q - q*r*|z| for x < 0, r + q*r*|z| otherwise
         const AscendC::LocalTensor<float>& q = p;
         const AscendC::LocalTensor<float>& r = a;
         AscendC::Adds(q, e, 1.0f, m);
@@ -55,12 +58,10 @@ struct FastGeluGrad {
         AscendC::Adds(r, r, 1.0f, m);
         AscendC::Mul(e, q, r, m);
         AscendC::Mul(e, e, z, m);
-        // z has x's sign (and is NaN or a number for a NaN x: q is NaN there anyway)
-        const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];
-        AscendC::Compares(negative, z, 0.0f, AscendC::CMPMODE::LT, lanes);
+        AscendC::Sub(q, q, e, m);
+        AscendC::Add(r, r, e, m);
         const AscendC::LocalTensor<float>& sig = q;
-        AscendC::Select(sig, negative, q, r, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
-        AscendC::Add(sig, sig, e, m);  // d
+        AscendC::Select(sig, negative, q, r, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);  // d
         AscendC::Mul(t.outF, t.gradF, sig, m);
         MarkNonZeroDerivative(s.mask[0], sig, false, t.gradF, s.mask[1], lanes);
         NarrowOut(t, n);

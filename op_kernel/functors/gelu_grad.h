@@ -14,8 +14,8 @@
 // tanh: with 2u = x*(a + b*x^2) (a = 2*sqrt(2/pi), b = a*0.044715) and s = sigmoid(2u),
 // d = 0.5*(1 + tanh(u)) + 0.5*x*(1 - tanh(u)^2)*u' = s*(1 + (1 - s)*w), w = x*(a + 3*b*x^2); s and 1 - s come from
 // e = exp(-|2u|) as in FastGeluGrad (no overflow, no cancellation; d = s + q*r*w). The f32 argument 2u is rounded:
-// an absolute error of 2u is that relative error of s for x < 0 (see the operator's divergences). w is clamped to
-// +-65536 (e is 0 wherever it is larger) so that q*r*w is never 0*inf at infinite x.
+// an absolute error of 2u is that relative error of s for x < 0 (see the operator's divergences). |w| is clamped to
+// 65536 (e is 0 wherever it is larger) so that q*r*|w| is never 0*inf at infinite x.
 //
 // Both: a NaN x propagates through exp; an infinite dy where the f32 d is exactly 0 (exp underflowed) gives 0.
 #pragma once
@@ -111,36 +111,39 @@ private:
                                                                   uint32_t lanes) {
         const int32_t m = int32_t(lanes);
         const AscendC::LocalTensor<float>& x = t.savedF;
-        const AscendC::LocalTensor<float>& w = s.tmp[0];
-        const AscendC::LocalTensor<float>& q = s.tmp[1];
+        // everything from |x| (w(x) is odd: its sign comes back in the last select), so that every NaN lane
+        // carries one NaN and its bits do not depend on operand order
+        const AscendC::LocalTensor<float>& ax = s.tmp[0];
+        const AscendC::LocalTensor<float>& w = s.tmp[1];
         const AscendC::LocalTensor<float>& e = s.tmp[2];
-        AscendC::Mul(w, x, x, m);
+        const AscendC::LocalTensor<float>& q = s.tmp[3];
+        AscendC::Abs(ax, x, m);
+        AscendC::Mul(w, ax, ax, m);
         // e = exp(-|x|*(a + b*x^2))
-        AscendC::Muls(q, w, -kTanhB, m);
-        AscendC::Adds(q, q, -kTanhA, m);
-        AscendC::Abs(e, x, m);
-        AscendC::Mul(e, e, q, m);
+        AscendC::Muls(e, w, -kTanhB, m);
+        AscendC::Adds(e, e, -kTanhA, m);
+        AscendC::Mul(e, e, ax, m);
         AscendC::Exp(e, e, m);
-        // w = x*(a + 3*b*x^2), clamped
+        // |w| = |x|*(a + 3*b*x^2), clamped
         AscendC::Muls(w, w, 3.0f * kTanhB, m);
         AscendC::Adds(w, w, kTanhA, m);
-        AscendC::Mul(w, w, x, m);
+        AscendC::Mul(w, w, ax, m);
         AscendC::Mins(w, w, kTanhW, m);
-        AscendC::Maxs(w, w, -kTanhW, m);
         // q = e/(1 + e) <= 1/2, r = 1 - q = 1/(1 + e): s = q, 1 - s = r for x < 0, the other way round otherwise,
-        // so d = s + q*r*w
-        const AscendC::LocalTensor<float>& r = s.tmp[3];
+        // so d = s + q*r*w: q - q*r*|w| for x < 0, r + q*r*|w| otherwise
+        const AscendC::LocalTensor<float>& r = ax;
         AscendC::Adds(q, e, 1.0f, m);
         AscendC::Div(q, e, q, m);
         AscendC::Muls(r, q, -1.0f, m);
         AscendC::Adds(r, r, 1.0f, m);
         AscendC::Mul(e, q, r, m);
         AscendC::Mul(e, e, w, m);
+        AscendC::Sub(q, q, e, m);
+        AscendC::Add(r, r, e, m);
         const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];
         AscendC::Compares(negative, x, 0.0f, AscendC::CMPMODE::LT, lanes);
         const AscendC::LocalTensor<float>& sig = x;
-        AscendC::Select(sig, negative, q, r, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
-        AscendC::Add(sig, sig, e, m);  // d
+        AscendC::Select(sig, negative, q, r, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);  // d
         return sig;
     }
 };
