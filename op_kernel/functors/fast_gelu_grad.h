@@ -6,8 +6,8 @@
 // params: [0..2] -1.702 split for ExpOfProduct (hi, lo, xScale).
 //
 // The linear factor |z| is -p, the exp's argument, clamped at 1.702*128 (e is exactly 0 beyond, so d is 0 or 1
-// either way): q*r*|z| at infinite x would be 0*inf. A NaN x propagates through e whatever the clamp does with it. An infinite
-// dy where d is exactly 0 (e underflowed, x = -inf) gives 0.
+// either way): q*r*|z| at infinite x would be 0*inf. A NaN x propagates through e whatever the clamp does with it.
+// An infinite dy where d is exactly 0 (e underflowed, x = -inf) gives 0.
 #pragma once
 #include "exp_of_product.h"
 #include "scratch.h"
