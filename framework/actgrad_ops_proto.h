@@ -155,6 +155,28 @@ REG_OP(ActgradSqrtBackward)
     .ATTR(use_dst, Bool, true)
     .OP_END_FACTORY_REG(ActgradSqrtBackward)
 
+// none: diff_src = diff_dst*(Phi(src) + src*phi(src)); tanh: diff_src = diff_dst*(0.5*(1 + tanh(u)) + 0.5*src*(1 - tanh(u)^2)*u'), u = sqrt(2/pi)*(src + 0.044715*src^3)
+REG_OP(ActgradGeluBackward)
+    .INPUT(src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(mode, String, "gelu_erf")
+    .OP_END_FACTORY_REG(ActgradGeluBackward)
+
+// z = dy*s*(1 + 1.702*x*(1 - s)), s = sigmoid(1.702*x) (1.702 as the f32 constant)
+REG_OP(ActgradFastGeluGrad)
+    .INPUT(dy, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(z, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OP_END_FACTORY_REG(ActgradFastGeluGrad)
+
+// diff_src = diff_dst*(tanh(sp) + src*sigmoid(src)*(1 - tanh(sp)^2)), sp = softplus(src)
+REG_OP(ActgradMishBackward)
+    .INPUT(src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OP_END_FACTORY_REG(ActgradMishBackward)
+
 }  // namespace ge
 
 #endif  // ACTGRAD_OPS_PROTO_H_

@@ -158,6 +158,26 @@ static ge::graphStatus ActgradSqrtBackwardTilingFunc(gert::TilingContext* contex
                                                    sizeof(kAttrs) / sizeof(kAttrs[0]));
 }
 
+static ge::graphStatus ActgradGeluBackwardTilingFunc(gert::TilingContext* context)
+{
+    static const char* const kGeluBackwardModeChoices[] = {"gelu_erf", "gelu_tanh", nullptr};
+    static const actgrad::npu::AttrDesc kAttrs[] = {
+        {"mode", actgrad::npu::AttrKind::kString, kGeluBackwardModeChoices},
+    };
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradGeluBackward", kAttrs,
+                                                   sizeof(kAttrs) / sizeof(kAttrs[0]));
+}
+
+static ge::graphStatus ActgradFastGeluGradTilingFunc(gert::TilingContext* context)
+{
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradFastGeluGrad", nullptr, 0);
+}
+
+static ge::graphStatus ActgradMishBackwardTilingFunc(gert::TilingContext* context)
+{
+    return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradMishBackward", nullptr, 0);
+}
+
 }  // namespace optiling
 
 namespace ops {
@@ -668,5 +688,87 @@ public:
     }
 };
 OP_ADD(ActgradSqrtBackward);
+
+// none: diff_src = diff_dst*(Phi(src) + src*phi(src)); tanh: diff_src = diff_dst*(0.5*(1 + tanh(u)) + 0.5*src*(1 - tanh(u)^2)*u'), u = sqrt(2/pi)*(src + 0.044715*src^3)
+class ActgradGeluBackward : public OpDef {
+public:
+    explicit ActgradGeluBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("mode").AttrType(OPTIONAL).String("gelu_erf");
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradGeluBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradGeluBackward);
+
+// z = dy*s*(1 + 1.702*x*(1 - s)), s = sigmoid(1.702*x) (1.702 as the f32 constant)
+class ActgradFastGeluGrad : public OpDef {
+public:
+    explicit ActgradFastGeluGrad(const char* name) : OpDef(name)
+    {
+        this->Input("dy")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("x")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("z")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradFastGeluGradTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradFastGeluGrad);
+
+// diff_src = diff_dst*(tanh(sp) + src*sigmoid(src)*(1 - tanh(sp)^2)), sp = softplus(src)
+class ActgradMishBackward : public OpDef {
+public:
+    explicit ActgradMishBackward(const char* name) : OpDef(name)
+    {
+        this->Input("src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradMishBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradMishBackward);
 
 }  // namespace ops

@@ -239,6 +239,15 @@ void LowerSqrtBackward(const Attrs& a, ElementwiseGradTiling& t) {
 }
 
 // the smooth gates: GELU, FastGelu, Mish
+void LowerGeluBackward(const Attrs& a, ElementwiseGradTiling& t) {
+    t.params[0] = a[0];  // the index of approximate: 0 "none" (erf), 1 "tanh"
+}
+
+void LowerFastGeluGrad(const Attrs&, ElementwiseGradTiling& t) {
+    SetExpCoefficient(t, 0, -1.702f);  // the kernel takes exp(-1.702 * |x|)
+}
+
+void LowerMishBackward(const Attrs&, ElementwiseGradTiling&) {}
 
 struct OpLowering {
     const char* type;

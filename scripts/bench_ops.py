@@ -102,7 +102,24 @@ def cases(actgrad, x, g, out_a, out_t):
          "eager g/(2*d)", lambda: torch.div(g, 2 * root, out=out_t)),
 
         # the smooth gates: GELU, FastGelu, Mish
+        ("gelu_backward(none)", lambda: actgrad.gelu_backward(x, g, "none", out=out_a),
+         "gelu_backward", lambda: aten.gelu_backward.grad_input(g, x, approximate="none", grad_input=out_t)),
+        ("gelu_backward(tanh)", lambda: actgrad.gelu_backward(x, g, "tanh", out=out_a),
+         "gelu_backward(tanh)", lambda: aten.gelu_backward.grad_input(g, x, approximate="tanh", grad_input=out_t)),
+        ("fast_gelu_grad", lambda: actgrad.fast_gelu_grad(g, x, out=out_a),
+         "eager formula", lambda: eager_fast_gelu_grad(g, x, out_t)),
+        # ATen's mish_backward has no grad_input overload: it allocates its result
+        ("mish_backward", lambda: actgrad.mish_backward(x, g, out=out_a),
+         "mish_backward", lambda: aten.mish_backward(g, x)),
     ]
+
+
+def eager_fast_gelu_grad(dy, x, out):
+    """CANN FastGeluGrad's formula in eager PyTorch, written into out: dy*s*(1 + 1.702x*(1 - s)), s = sigmoid(1.702x)
+    (PyTorch has no FastGelu backward)."""
+    z = x * 1.702
+    s = torch.sigmoid(z)
+    return torch.mul(dy * s, (1 - s).mul_(z).add_(1), out=out)
 
 
 def main() -> int:

@@ -72,8 +72,9 @@ def test_functional_schema_matches_spec(op):
     for arg, attr in zip(args[2:], op.attrs):
         assert arg.has_default_value() == (not attr.required)
         if not attr.required:
-            default = math.copysign(math.inf, arg.default_value) if abs(arg.default_value) == SCHEMA_INF \
-                else arg.default_value
+            default = arg.default_value
+            if attr.type == "float" and abs(default) == SCHEMA_INF:
+                default = math.copysign(math.inf, default)
             assert default == attr.default and type(default) is type(attr.default)
     assert [str(r.type) for r in schema.returns] == ["Tensor"]
 
@@ -600,8 +601,8 @@ def test_torchair_cannot_derive_the_op_type_from_the_op_name():
     assert not {graph.automatic_op_type(op.name) for op in OPS} & {op.op_type for op in OPS}
     for op in OPS:
         assert graph.automatic_op_type(op.name) == op.known_as != op.op_type
-        # torchair refuses Scalar arguments; every attribute is a float or bool
-        assert all(str(a.type) in ("Tensor", "float", "bool") for a in packet(op).default._schema.arguments)
+        # torchair refuses Scalar arguments; every attribute is a float, bool or str
+        assert all(str(a.type) in ("Tensor", "float", "bool", "str") for a in packet(op).default._schema.arguments)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torchair") is not None, reason="torchair is installed")

@@ -112,7 +112,7 @@ def test_converter_emits_the_package_op_type(torchair, converters, op):
         assert torchair.CUSTOM_OPS == [wanted]
         # dicts compare without order: the IR order of inputs and attributes is checked apart
         assert list(torchair.CUSTOM_OPS[0]["inputs"]) == list(op.inputs)
-        assert list(torchair.CUSTOM_OPS[0]["attrs"]) == [a.name for a in op.attrs]
+        assert list(torchair.CUSTOM_OPS[0]["attrs"]) == [a.ir for a in op.attrs]
         assert (result.op_type, result.name) == (op.op_type, op.output)
     assert op.op_type.startswith(OP_TYPE_PREFIX)
 

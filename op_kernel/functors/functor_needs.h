@@ -36,5 +36,8 @@ enum class QuotientForm : uint32_t {
 };
 
 // the smooth gates: GELU, FastGelu, Mish
+constexpr FunctorNeeds kGeluGradNeeds{4, 2};
+constexpr FunctorNeeds kFastGeluGradNeeds{3, 2};
+constexpr FunctorNeeds kMishGradNeeds{2, 3};
 
 }  // namespace actgrad

@@ -182,3 +182,20 @@ def log_sigmoid_backward(grad_output: torch.Tensor, self: torch.Tensor, buffer: 
 
 
 # the smooth gates: GELU, FastGelu, Mish
+def gelu_backward(grad_output: torch.Tensor, self: torch.Tensor, *, approximate: str = "none") -> torch.Tensor:
+    # ATen's refusals, type and message: a value that is not a str does not match the schema, another str is
+    # refused by the kernel (actgrad's own op would raise a ValueError naming the attribute)
+    if isinstance(approximate, bytes):  # pybind11 takes bytes for a str, as ATen's schema parser does
+        try:
+            approximate = approximate.decode()
+        except UnicodeDecodeError:
+            pass
+    if not isinstance(approximate, str):
+        raise RuntimeError(f"actgrad.aten.gelu_backward: approximate must be a str, got {_type_name(approximate)}")
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _ops.gelu_backward(self, grad_output, approximate)
+
+
+def mish_backward(grad_output: torch.Tensor, self: torch.Tensor) -> torch.Tensor:
+    return _ops.mish_backward(self, grad_output)

@@ -464,7 +464,65 @@ SIGMOID_FAMILY: tuple[OpSpec, ...] = (
     ),
 )
 
-SMOOTH_GATES: tuple[OpSpec, ...] = ()
+SMOOTH_GATES: tuple[OpSpec, ...] = (
+    OpSpec(
+        known_as="GeluBackward",
+        inputs=("src", "diff_dst"),
+        saved="src",
+        output="diff_src",
+        attrs=(Attr("approximate", "str", "none", "GELU form: the exact erf form or the tanh approximation",
+                    choices=("none", "tanh"), ir_name="mode", ir_choices=("gelu_erf", "gelu_tanh")),),
+        functor="GeluGrad",
+        forward_tensor="forward input",
+        formula="none: diff_src = diff_dst*(Phi(src) + src*phi(src)); tanh: diff_src = diff_dst*(0.5*(1 + tanh(u)) + "
+                "0.5*src*(1 - tanh(u)^2)*u'), u = sqrt(2/pi)*(src + 0.044715*src^3)",
+        origin="oneDNN Graph GELUBackward (mode gelu_erf / gelu_tanh = ATen's approximate none / tanh)",
+        cann_builtin="aclnnGeluBackwardV2",
+        divergences="erf form: Phi(x) + x*phi(x) is evaluated through Mills' ratio, exp(-x^2/2)*(erfcx(|x|/sqrt2)/2 "
+                    "- |x|/sqrt(2*pi)) (x < 0) and 1 minus it (x >= 0), so the x < -4 tail keeps f32 accuracy where "
+                    "PyTorch's and oneDNN's 1 + erf(x/sqrt2) cancel (their results there are 0 or off by over 100%). "
+                    "tanh form, f32, -4 <= src < 0: the contract's 8 ulp is not met for src in [-4, about -1.6] "
+                    "(up to 23 ulp measured, at src ~ -3.9): the f32 argument 2u = src*(a + b*src^2) is rounded, and "
+                    "its error is a relative error of the result; the bound held there is (6 + 3*|2u|)*2^-24 relative "
+                    "(f16/bf16 meet 1 ulp, f32 elsewhere 8). src = +inf gives diff_dst, src = -inf gives "
+                    "0 (PyTorch, oneDNN: NaN). An infinite diff_dst where the f32 derivative is exactly 0 "
+                    "(exp underflowed: src < -14.42 for erf, src < -10.68 for tanh) gives 0 (PyTorch, oneDNN: NaN).",
+    ),
+    OpSpec(
+        known_as="FastGeluGrad",
+        inputs=("dy", "x"),
+        saved="x",
+        output="z",
+        attrs=(),
+        functor="FastGeluGrad",
+        forward_tensor="forward input",
+        formula="z = dy*s*(1 + 1.702*x*(1 - s)), s = sigmoid(1.702*x) (1.702 as the f32 constant)",
+        origin="CANN FastGeluGrad",
+        cann_builtin="aclnnFastGeluBackward",
+        divergences="s and 1 - s are evaluated from exp(-1.702*|x|) without cancellation, and exp(-1.702*|x|) does "
+                    "not inherit the rounding of the f32 product (CANN's f32 kernel does: up to about 1.702*|x| ulp). "
+                    "x = +inf gives dy, x = -inf gives 0 (CANN: NaN from inf*0). An infinite dy where the f32 "
+                    "derivative is exactly 0 (exp(-1.702*|x|) underflowed, x < -61.09) gives 0 (CANN: NaN).",
+    ),
+    OpSpec(
+        known_as="MishBackward",
+        inputs=("src", "diff_dst"),
+        saved="src",
+        output="diff_src",
+        attrs=(),
+        functor="MishGrad",
+        forward_tensor="forward input",
+        formula="diff_src = diff_dst*(tanh(sp) + src*sigmoid(src)*(1 - tanh(sp)^2)), sp = softplus(src)",
+        origin="oneDNN Graph MishBackward",
+        cann_builtin="aclnnMishBackward",
+        divergences="Evaluated as (w*(w + 2) + 4*src*e*(1 + e))/(w + 2)^2 with e = exp(src), w = e*(e + 2), one exp "
+                    "and "
+                    "no cancellation but near the derivative's zero (x ~ -1.19); x > 16 passes diff_dst through (the "
+                    "f32 derivative is 1 there). src = +inf gives diff_dst, src = -inf gives 0 (PyTorch and oneDNN: "
+                    "NaN). An infinite diff_dst where the f32 derivative is exactly 0 (exp(src) underflowed, "
+                    "src < -103.97) gives 0 (PyTorch, oneDNN: NaN).",
+    ),
+)
 
 OPS: tuple[OpSpec, ...] = FOUNDING + PIECEWISE_LINEAR + SIGMOID_FAMILY + SMOOTH_GATES
 
