@@ -31,7 +31,8 @@ def test_bench_ops_reports_every_operator(dtypes):
     names = [row[0] for row in rows]
     # every operator of the spec has a row (a form in parentheses after its name), in the spec's order
     assert list(dict.fromkeys(name.split("(")[0] for name in names)) == [op.name for op in R.SPEC.OPS]
-    assert all(row[1] == dtypes and float(row[-1]) > 0 for row in rows)
+    # a ratio for every row (with one run of 4099 elements a hiccup on one side can print 0.00)
+    assert all(row[1] == dtypes and float(row[-1]) >= 0 for row in rows)
     assert lines[-1].startswith("geometric mean ratio ")
 
 
