@@ -480,7 +480,7 @@ def ulp_target(op: str, attrs: dict, dtype) -> int:
     """The contract's ulp target (A.2): 0 for bit-exact forms, 1 for f16/bf16, the record's 4 or 8 for f32."""
     if not is_transcendental(op, attrs):
         return 0
-    return REFS[op].f32_ulp if dtype == torch.float32 else 1
+    return REFS[op].ulp_f32(full(op, attrs)) if dtype == torch.float32 else 1
 
 
 @quiet

@@ -30,7 +30,9 @@ class OpRef:
     f32: Callable[..., np.ndarray] | None = None
     # whether attrs select the bit-exact form (f32); None: exactly when f32 is given
     exact: Callable[[dict], bool] | None = None
-    f32_ulp: int = 4  # f32 ulp target of a transcendental form: 4 for one transcendental factor, 8 for compound ones
+    # f32 ulp target of a transcendental form: 4 for one transcendental factor, 8 for compound ones; a callable of
+    # the attributes where the forms differ (SigmoidBackward: 4 from the forward output, 8 from the input)
+    f32_ulp: int | Callable[[dict], int] = 4
     # absolute error allowed besides the ulp target, per element (float64 array, 0 where none): 1e-6*|g| where terms
     # of the derivative cancel, 4*|g*coef|*2**-149 where exp underflows (contract A.2)
     abs_bound: Callable[..., np.ndarray] | None = None
@@ -38,6 +40,10 @@ class OpRef:
     torch: Callable | None = None
     # a hand-written accuracy check replacing the generic one (the founding transcendental operators)
     check: Callable | None = None
+
+    def ulp_f32(self, attrs: dict) -> int:
+        """The f32 ulp target for these (complete) attributes."""
+        return self.f32_ulp(attrs) if callable(self.f32_ulp) else self.f32_ulp
 
     def is_exact(self, attrs: dict) -> bool:
         return self.exact(attrs) if self.exact is not None else self.f32 is not None
