@@ -11,6 +11,7 @@
 #pragma once
 #include "exp_of_product.h"
 #include "scratch.h"
+#include "sigmoid_gate.h"
 #include "tile_operands.h"
 #include "zero_derivative.h"
 
@@ -47,20 +48,8 @@ struct FastGeluGrad {
         }
         // p = -|z|, clamped (e is 0 beyond)
         AscendC::Maxs(p, p, -kCoef * kClamp, m);
-        // q = e/(1 + e) <= 1/2 and r = 1 - q = 1/(1 + e) (exact to an ulp of r >= 1/2): s = q, 1 - s = r for
-        // x < 0, the other way round otherwise, so d = s + q*r*z: q - q*r*|z| for x < 0, r + q*r*|z| otherwise
-        const AscendC::LocalTensor<float>& q = s.tmp[0];
-        const AscendC::LocalTensor<float>& r = a;
-        AscendC::Adds(q, e, 1.0f, m);
-        AscendC::Div(q, e, q, m);
-        AscendC::Muls(r, q, -1.0f, m);
-        AscendC::Adds(r, r, 1.0f, m);
-        AscendC::Mul(e, q, r, m);
-        AscendC::Mul(e, e, p, m);  // -q*r*|z|
-        AscendC::Add(q, q, e, m);
-        AscendC::Sub(r, r, e, m);
-        const AscendC::LocalTensor<float>& sig = q;
-        AscendC::Select(sig, negative, q, r, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);  // d
+        const AscendC::LocalTensor<float>& sig = s.tmp[0];
+        SigmoidGateDerivative(sig, e, p, negative, sig, a, lanes);  // d, with w = z
         AscendC::Mul(t.outF, t.gradF, sig, m);
         MarkNonZeroDerivative(s.mask[0], sig, false, t.gradF, s.mask[1], lanes);
         NarrowOut(t, n);

@@ -21,6 +21,7 @@
 #pragma once
 #include "exp_of_square.h"
 #include "scratch.h"
+#include "sigmoid_gate.h"
 #include "tile_operands.h"
 #include "zero_derivative.h"
 
@@ -124,26 +125,15 @@ private:
         AscendC::Adds(e, e, -kTanhA, m);
         AscendC::Mul(e, e, ax, m);
         AscendC::Exp(e, e, m);
-        // |w| = |x|*(a + 3*b*x^2), clamped
-        AscendC::Muls(w, w, 3.0f * kTanhB, m);
-        AscendC::Adds(w, w, kTanhA, m);
+        // -|w| = |x|*(-a - 3*b*x^2), clamped (every step the exact negation of the one for |w|)
+        AscendC::Muls(w, w, -3.0f * kTanhB, m);
+        AscendC::Adds(w, w, -kTanhA, m);
         AscendC::Mul(w, w, ax, m);
-        AscendC::Mins(w, w, kTanhW, m);
-        // q = e/(1 + e) <= 1/2, r = 1 - q = 1/(1 + e): s = q, 1 - s = r for x < 0, the other way round otherwise,
-        // so d = s + q*r*w: q - q*r*|w| for x < 0, r + q*r*|w| otherwise
-        const AscendC::LocalTensor<float>& r = ax;
-        AscendC::Adds(q, e, 1.0f, m);
-        AscendC::Div(q, e, q, m);
-        AscendC::Muls(r, q, -1.0f, m);
-        AscendC::Adds(r, r, 1.0f, m);
-        AscendC::Mul(e, q, r, m);
-        AscendC::Mul(e, e, w, m);
-        AscendC::Sub(q, q, e, m);
-        AscendC::Add(r, r, e, m);
+        AscendC::Maxs(w, w, -kTanhW, m);
         const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];
         AscendC::Compares(negative, x, 0.0f, AscendC::CMPMODE::LT, lanes);
         const AscendC::LocalTensor<float>& sig = x;
-        AscendC::Select(sig, negative, q, r, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);  // d
+        SigmoidGateDerivative(sig, e, w, negative, q, ax, lanes);  // d
         return sig;
     }
 };
