@@ -11,7 +11,8 @@ Usage: bash scripts/install.sh [--force] [--help]
 
 Installs into the Python that `python` (or $PYTHON) runs:
   1. torch==2.13.0, the CPU build (pip's local wheels if they hold it, else PyTorch's CPU index;
-     ACTGRAD_TORCH_INDEX overrides the index), numpy, pytest, setuptools, wheel, ninja;
+     ACTGRAD_TORCH_INDEX overrides the index), numpy, pytest, setuptools, wheel, ninja, and onnx and protobuf
+     (graph mode's ONNX dump and AIR file);
   2. actgrad itself, editable (pip install --no-build-isolation -e .), which compiles its C++ extension
      (about 2-4 minutes on 2 cores, MAX_JOBS compile jobs in parallel, default: the number of cores).
 When the installed build is up to date with the sources (and torch and Python are the same), step 2 is skipped.
@@ -64,7 +65,8 @@ pathlib.Path(sys.argv[1]).resolve())" "$here") >/dev/null 2>&1
 requirements_present() {
     "$PYTHON" -c "
 import importlib.metadata as m, sys
-need = {'torch': '2.13.0', 'numpy': None, 'pytest': None, 'setuptools': None, 'wheel': None, 'ninja': None}
+need = {'torch': '2.13.0', 'numpy': None, 'pytest': None, 'setuptools': None, 'wheel': None, 'ninja': None,
+        'onnx': None, 'protobuf': None}
 for name, version in need.items():
     try:
         found = m.version(name)
@@ -86,7 +88,7 @@ else
         torch_index=(--extra-index-url "${ACTGRAD_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}")
     fi
     # ${a[@]+...}: an empty array under set -u, which bash before 4.4 calls unbound
-    "${PIP[@]}" ${torch_index[@]+"${torch_index[@]}"} "torch==2.13.0" numpy pytest setuptools wheel ninja
+    "${PIP[@]}" ${torch_index[@]+"${torch_index[@]}"} "torch==2.13.0" numpy pytest setuptools wheel ninja onnx protobuf
 fi
 
 fingerprint="$(build_fingerprint)"
