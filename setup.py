@@ -12,7 +12,7 @@ import os
 import sys
 
 import torch
-from setuptools import setup
+from setuptools import find_packages, setup
 from torch.utils.cpp_extension import BuildExtension, CppExtension
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -105,9 +105,9 @@ setup(
     version="0.1.0",
     description="Ascend C backward kernels of activation functions, with a CPU twin of the Ascend C runtime",
     package_dir={"": "python"},
-    packages=["actgrad"],
+    packages=find_packages("python"),
     python_requires=">=3.10",
-    install_requires=["torch==2.13.0", "numpy"],
+    install_requires=["torch==2.13.0", "numpy", "onnx", "protobuf"],
     extras_require={"npu": ["torch-npu==2.13.0"], "test": ["pytest", "numpy"]},
     ext_modules=[twin_extension(), *npu_bridge_extensions()],
     cmdclass={"build_ext": Build},
