@@ -23,7 +23,8 @@ def _load_spec():
 
 GENERATED = ["README.md", "framework/actgrad_ops_proto.h", "op_host/actgrad_op_def.cpp", "op_host/op_registry.inc",
              "op_host/attr_checks.inc", "op_host/torch_npu/aclnn_calls.inc",
-             *(f"op_kernel/{op.kernel_name}.cpp" for op in _load_spec().OPS), "docs/operators.md"]
+             *(f"op_kernel/{op.kernel_name}.cpp" for op in _load_spec().OPS), "docs/operators.md",
+             "python/actgrad/ge/es/actgrad.py"]
 
 
 def gen_ops(*args):

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import attr_checks, ge_proto, kernels, op_def, readme
+from . import attr_checks, ge_es, ge_proto, kernels, op_def, readme
 
 
 def render_all(spec, root: Path) -> dict[str, str]:
     """{path relative to the repo root: expected content} for every generated file."""
     files = {
         ge_proto.PATH: ge_proto.render(spec),
+        ge_es.PATH: ge_es.render(spec),
         op_def.PATH: op_def.render(spec),
         kernels.REGISTRY_PATH: kernels.render_registry(spec),
         attr_checks.PATH: attr_checks.render(spec),
