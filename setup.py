@@ -111,5 +111,7 @@ setup(
     extras_require={"npu": ["torch-npu==2.13.0"], "test": ["pytest", "numpy"]},
     ext_modules=[twin_extension(), *npu_bridge_extensions()],
     cmdclass={"build_ext": Build},
+    # torch.compile(backend="actgrad"): torch finds backends in this group when asked for one by name
+    entry_points={"torch_dynamo_backends": ["actgrad = actgrad:compile_backend"]},
     zip_safe=False,
 )

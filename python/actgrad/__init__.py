@@ -3,7 +3,8 @@
 Every operator of spec.py is a torch op, torch.ops.actgrad.<name> (functional and .out), and a function here:
 hardtanh_grad, hardsigmoid_backward, clamp_backward, elu_backward, soft_plus_backward. actgrad.aten has drop-ins
 with ATen's signatures. tiling() shows how a launch splits the work; socs()/set_default_soc() (or $ACTGRAD_SOC)
-choose the SoC profile the twin runs as.
+choose the SoC profile the twin runs as. actgrad.ge is GE's Python graph API on the twin; compile_backend a
+torch.compile backend running actgrad graphs through it.
 """
 import torch  # noqa: F401  (loads libtorch, which _C links against)
 
@@ -15,6 +16,7 @@ except ImportError as error:
 
 from . import library  # noqa: F401  (registers torch.ops.actgrad.*)
 from . import aten  # noqa: F401  (actgrad.aten: the drop-ins, built on the ops above)
+from .compile_backend import compile_backend
 from .functions import PUBLIC_FUNCTIONS
 from .launch_stats import BlockStats, LaunchStats, launch_stats
 from .soc import default_soc, set_default_soc, socs
@@ -23,5 +25,5 @@ from .tiling import Tiling, tiling
 # The operator functions are made from the spec; bind them here as actgrad.<op name>.
 globals().update(PUBLIC_FUNCTIONS)
 
-__all__ = [*PUBLIC_FUNCTIONS, "tiling", "Tiling", "socs", "set_default_soc", "default_soc", "launch_stats",
+__all__ = [*PUBLIC_FUNCTIONS, "compile_backend", "tiling", "Tiling", "socs", "set_default_soc", "default_soc", "launch_stats",
            "LaunchStats", "BlockStats"]
