@@ -103,25 +103,32 @@ def _lowerings() -> dict:
 
 
 def _lower(gm: torch.fx.GraphModule):
-    """gm as an actgrad.ge Graph and its output layout, or _Unlowerable saying which node and why."""
+    """(gm as an actgrad.ge Graph, the positions of gm's arguments the graph takes, which of gm's outputs it
+    computes (the others are None)), or _Unlowerable saying which node and why."""
     from .ge.es import GraphBuilder  # noqa: PLC0415
     from .ge.graph._dtypes import GE_DTYPES  # noqa: PLC0415
     builder = GraphBuilder(type(gm).__name__)
-    env, inputs, outputs = {}, 0, None
+    env, tensor_args, position, outputs = {}, [], -1, None
     for node in gm.graph.nodes:
         val = node.meta.get("val")
         if node.op == "placeholder":
+            position += 1
+            if isinstance(val, (int, torch.SymInt)):
+                continue  # a size under dynamic shapes: the graph takes shapes from the tensors fed
             if not isinstance(val, torch.Tensor) or val.dtype not in GE_DTYPES or val.device.type != "cpu":
                 raise _Unlowerable(f"input {node.name} is not a CPU tensor of a supported dtype")
             shape = list(val.shape) if all(isinstance(d, int) for d in val.shape) else None
-            env[node] = builder.create_input(inputs, name=node.name, data_type=GE_DTYPES[val.dtype], shape=shape)
-            inputs += 1
+            env[node] = builder.create_input(len(tensor_args), name=node.name, data_type=GE_DTYPES[val.dtype],
+                                             shape=shape)
+            tensor_args.append(position)
         elif node.op == "call_function":
             lower = _lowerings().get(node.target)
             if lower is None:
                 raise _Unlowerable(f"node {node.name}: {node.target} has no lowering")
             try:
                 held = lower(builder, env, node.args, node.kwargs)
+            except KeyError as error:
+                raise _Unlowerable(f"node {node.name}: operand {error} is not a lowered tensor") from None
             except (TypeError, ValueError) as error:
                 raise _Unlowerable(f"node {node.name}: {error}") from None
             desc = held._desc()
@@ -134,14 +141,14 @@ def _lower(gm: torch.fx.GraphModule):
             outputs = list(node.args[0]) if isinstance(node.args[0], (tuple, list)) else [node.args[0]]
         else:
             raise _Unlowerable(f"node {node.name}: {node.op} nodes are not lowered")
-    if not inputs:
+    if not tensor_args:
         raise _Unlowerable("the graph has no inputs")
     if not all(o is None or (isinstance(o, torch.fx.Node) and o in env) for o in outputs):
         raise _Unlowerable("an output is not a tensor computed by the graph")
     held = [env[o] for o in outputs if o is not None]
     for i, tensor in enumerate(held):
         builder.set_graph_output(tensor, i)
-    return builder.build_and_reset(), [o is not None for o in outputs]
+    return builder.build_and_reset(), tensor_args, [o is not None for o in outputs]
 
 
 def lowering_report(gm: torch.fx.GraphModule) -> str | None:
@@ -161,14 +168,14 @@ def _compile(gm: torch.fx.GraphModule, example_inputs):
     from .ge.session import Session  # noqa: PLC0415
     try:
         with unset_fake_temporarily():  # AOTAutograd compiles under FakeTensorMode; the constants must be real
-            graph, present = _lower(gm)
+            graph, tensor_args, present = _lower(gm)
     except _Unlowerable:
         return gm  # the whole graph eagerly
     session = Session()
     session.add_graph(0, graph)
 
     def run(*args):
-        results = iter(session.run_graph(0, list(args)))
+        results = iter(session.run_graph(0, [args[i] for i in tensor_args]))
         return tuple(next(results) if p else None for p in present)
 
     run.actgrad_graph = graph  # for inspection (tests, debugging)
