@@ -13,7 +13,10 @@ adds what a checker and a viewer need:
 - tensors named "node:index"; each Data node reads a graph input named as the Data node (its dtype and shape);
   graph outputs are the output tensors (an output listed twice goes through an Identity, ONNX names are single use);
   value_info gives every other tensor's element type and shape: an unknown rank has no shape, an unknown dim (-1)
-  is a dim with neither value nor name;
+  is a dim with neither value nor name. onnx.checker requires a shape on the main graph's inputs and outputs, so
+  a Data node of unknown rank has no input (as in GE, where Data's input is unconnected) and an output of unknown
+  rank is not listed as a graph output (its tensor is in value_info); metadata_props "graph_outputs" lists every
+  graph output, in order, as "node:index";
 - opset imports: "" 17 (Constant, Identity), "actgrad" 1, "ge" 1; IR version 8.
 """
 from __future__ import annotations
@@ -112,14 +115,17 @@ def to_model(graph: GraphIR) -> onnx.ModelProto:
     for node in graph.nodes:
         if node.type == "Data":
             desc = node.input_descs[0] if node.input_descs else node.output_descs[0]
-            g.input.append(value_info(node.name, desc, f"graph input {node.name!r}"))
-            inputs = [node.name]
+            inputs = [node.name] if desc.shape is not None else []
+            if inputs:
+                g.input.append(value_info(node.name, desc, f"graph input {node.name!r}"))
         else:
             inputs = [tensor_name(src, idx) for src, idx in node.inputs]
         g.node.append(_node(node, inputs))
     used = set()
     for k, (src, idx) in enumerate(graph.outputs):
         name = tensor_name(src, idx)
+        if src.output_descs[idx].shape is None:
+            continue
         if name in used:
             alias = f"{name}/output_{k}"
             g.node.append(helper.make_node("Identity", [name], [alias], name=alias))
@@ -133,4 +139,5 @@ def to_model(graph: GraphIR) -> onnx.ModelProto:
     model = helper.make_model(g, producer_name="actgrad",
                               opset_imports=[helper.make_opsetid(d, v) for d, v in OPSET_IMPORTS.items()])
     model.ir_version = IR_VERSION
+    helper.set_model_props(model, {"graph_outputs": ",".join(tensor_name(s, i) for s, i in graph.outputs)})
     return model
