@@ -269,7 +269,8 @@ def _parse_ref(ref: str, what: str) -> tuple[str, int]:
 
 
 def _topological(ops, what: str) -> list:
-    """The OpDefs in an order where every node follows its sources; among ready nodes, file order."""
+    """The OpDefs in an order where every node follows its sources; among ready nodes, the lowest id first (GE's
+    ids are the nodes' topological positions), then file order."""
     by_name = {}
     for op in ops:
         if op.name in by_name:
@@ -285,7 +286,7 @@ def _topological(ops, what: str) -> list:
                     raise ValueError(f"{what}: node {op.name!r} reads {ref!r}, and there is no node {src!r}")
                 srcs.add(src)
         deps[op.name] = srcs
-    done, order, pending = set(), [], list(ops)
+    done, order, pending = set(), [], sorted(ops, key=lambda op: op.id)  # stable: file order among equal ids
     while pending:
         ready = [op for op in pending if deps[op.name] <= done]
         if not ready:
