@@ -150,7 +150,7 @@ def _net_output(graph: GraphIR, op, index: int) -> None:
         _name_index(op.attr, "_input_name", names)
 
 
-def _peer_indexes(graph: GraphIR, gdef) -> None:
+def _peer_indexes(gdef) -> None:
     """_src_out_peer_index_for_ge_txt_load: for each input port, its place among its source output's consumers."""
     consumers: dict[str, list[tuple[str, int]]] = {}
     for op in gdef.op:
@@ -184,7 +184,7 @@ def to_model_def(graph: GraphIR, for_dump: bool = False):
         _op_def(node, k, gdef.op.add(), for_dump)
     _net_output(graph, gdef.op.add(), len(graph.nodes))
     if for_dump:
-        _peer_indexes(graph, gdef)
+        _peer_indexes(gdef)
     return model
 
 
