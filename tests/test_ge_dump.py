@@ -77,6 +77,13 @@ def test_readable_layout_details():
     assert gelu.endswith('attrs = {mode: "gelu_tanh"})')
 
 
+def test_readable_port_without_name():
+    g = G.small_graph()
+    g.nodes[3].input_names = []
+    assert "  %Mul_1 : [#users=1] = Node[type=Mul] (inputs = (_input_0=%dy, _input_1=%Const_0))\n" in \
+        _dump.dump_to_stream(g, F.kReadable)
+
+
 def test_readable_without_outputs_has_no_return():
     g = tiny_graph()
     g.outputs = []

@@ -104,7 +104,9 @@ def render(graph: GraphIR) -> str:
 
 
 def _node_line(node: NodeIR, outs: dict[str, list[str]]) -> str:
-    inputs = ", ".join(f"{node.input_names[k]}=%{outs[src.name][idx]}" for k, (src, idx) in enumerate(node.inputs))
+    # GE names a port without IR information _input_<k>
+    port = [node.input_names[k] if k < len(node.input_names) else f"_input_{k}" for k in range(len(node.inputs))]
+    inputs = ", ".join(f"{port[k]}=%{outs[src.name][idx]}" for k, (src, idx) in enumerate(node.inputs))
     attrs = [(n, attr_text(v)) for n, v in node.attrs.items() if not n.startswith("_")]
     attrs_text = ", ".join(f"{n}: {t}" for n, t in attrs if t)
     parts = ([f"inputs = ({inputs})"] if node.inputs else []) + ([f"attrs = {{{attrs_text}}}"] if attrs_text else [])
