@@ -180,8 +180,9 @@ def test_onnx_round_trips_the_graph():
     model.ParseFromString(_onnx.to_model(g).SerializeToString())
     assert model.ir_version == 8 and {(o.domain, o.version) for o in model.opset_import} == {
         ("", 17), ("actgrad", 1), ("ge", 1)}
-    assert {p.key: p.value for p in model.metadata_props}["graph_outputs"] == ",".join(
-        f"{s.name}:{i}" for s, i in g.outputs)
+    assert {p.key: p.value for p in model.metadata_props} == {
+        "graph_outputs": ",".join(f"{s.name}:{i}" for s, i in g.outputs),
+        "attr:note": '"made by tests"', "attr:level": "2"}
     graph = model.graph
     nodes = {n.name: n for n in graph.node}
     types = {vi.name: vi for vi in [*graph.input, *graph.output, *graph.value_info]}

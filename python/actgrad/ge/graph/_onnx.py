@@ -16,7 +16,7 @@ adds what a checker and a viewer need:
   is a dim with neither value nor name. onnx.checker requires a shape on the main graph's inputs and outputs, so
   a Data node of unknown rank has no input (as in GE, where Data's input is unconnected) and an output of unknown
   rank is not listed as a graph output (its tensor is in value_info); metadata_props "graph_outputs" lists every
-  graph output, in order, as "node:index";
+  graph output, in order, as "node:index", and "attr:<name>" each graph attribute in the readable dump's spelling;
 - opset imports: "" 17 (Constant, Identity), "actgrad" 1, "ge" 1; IR version 8.
 """
 from __future__ import annotations
@@ -28,6 +28,7 @@ from ... import spec
 from . import _dtypes
 from ._ge_model import UNKNOWN_RANK, tensor_bytes
 from ._ir import AttrValue, GraphIR, NodeIR, TensorDescIR
+from ._readable import attr_text
 
 ACTGRAD_DOMAIN, GE_DOMAIN = "actgrad", "ge"
 OPSET_IMPORTS = {"": 17, ACTGRAD_DOMAIN: 1, GE_DOMAIN: 1}
@@ -139,5 +140,7 @@ def to_model(graph: GraphIR) -> onnx.ModelProto:
     model = helper.make_model(g, producer_name="actgrad",
                               opset_imports=[helper.make_opsetid(d, v) for d, v in OPSET_IMPORTS.items()])
     model.ir_version = IR_VERSION
-    helper.set_model_props(model, {"graph_outputs": ",".join(tensor_name(s, i) for s, i in graph.outputs)})
+    props = {"graph_outputs": ",".join(tensor_name(s, i) for s, i in graph.outputs)}
+    props |= {f"attr:{name}": attr_text(value) for name, value in graph.attrs.items()}
+    helper.set_model_props(model, props)
     return model
