@@ -57,6 +57,7 @@ class GraphIR:
     nodes: list[NodeIR] = field(default_factory=list)
     outputs: list[tuple[NodeIR, int]] = field(default_factory=list)  # graph output k <- (node, its output)
     attrs: dict[str, AttrValue] = field(default_factory=dict)
+    graph_id: int = 0  # GE's ComputeGraph graph id: 0 until Session.add_graph(graph_id, ...) sets it; names dump files
 
     def inputs(self) -> list[NodeIR]:
         """The Data nodes, by their "index" attribute."""
