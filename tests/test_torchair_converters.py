@@ -1,7 +1,8 @@
 """The GE converters actgrad registers with torchair (python/actgrad/graph.py), with a stand-in torchair
 (tests/npu_stub/torchair_site/torchair) that records the registrations and the ge.custom_op calls: each functional
 overload gets one converter, made from the spec, that emits the package's own OpType (never the PascalCase of the op
-name, which is CANN's built-in operator) with the IR's inputs, attributes and output."""
+name, which is CANN's built-in operator) with the IR's inputs, attributes and output. The stand-in's registered GE IR
+is read from the REG_OP prototypes the package installs (framework/actgrad_ops_proto.h), not from the spec."""
 from __future__ import annotations
 
 import importlib.util
@@ -9,6 +10,7 @@ import inspect
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +26,24 @@ from actgrad.spec import OP_TYPE_PREFIX, OPS
 ROOT = Path(__file__).resolve().parent.parent
 TORCHAIR_STUB = ROOT / "tests" / "npu_stub" / "torchair_site"
 OP_IDS = [op.name for op in OPS]
+# REG_OP attribute types -> GE's value type names (what GetRegisteredIrDef reports) -> torchair's ge.attr builders
+# (torchair.ge.attr._ATTR_TYPE_MAP)
+GE_VALUE_TYPES = {"Float": "VT_FLOAT", "Bool": "VT_BOOL", "String": "VT_STRING"}
+TORCHAIR_ATTRS = {"VT_FLOAT": "Float", "VT_BOOL": "Bool", "VT_STRING": "Str"}
+
+
+def header_ir_defs() -> dict:
+    """{OpType: (inputs, outputs, attrs)} as GE's GetRegisteredIrDef reports them once the package is installed, read
+    from the REG_OP prototypes in framework/actgrad_ops_proto.h: [(name, "required")] for the inputs and outputs,
+    [(name, GE value type)] for the attributes, in declaration order."""
+    defs = {}
+    for op_type, body in re.findall(r"REG_OP\((\w+)\)(.*?)\.OP_END_FACTORY_REG\(\1\)",
+                                    (ROOT / "framework" / "actgrad_ops_proto.h").read_text(), re.S):
+        items = re.findall(r"\.(INPUT|OUTPUT|ATTR|REQUIRED_ATTR)\((\w+),\s*(\w+)", body)
+        defs[op_type] = ([(name, "required") for kind, name, _ in items if kind == "INPUT"],
+                         [(name, "required") for kind, name, _ in items if kind == "OUTPUT"],
+                         [(name, GE_VALUE_TYPES[t]) for kind, name, t in items if kind.endswith("ATTR")])
+    return defs
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torchair") is not None,
                                 reason="a real torchair is installed; these tests use the stand-in")
@@ -46,6 +66,7 @@ def torchair(monkeypatch):
     import torchair as stub
 
     stub.reset()
+    stub.IR_DEFS.update(header_ir_defs())  # the package is installed
     yield stub
     _drop_torchair_modules()
 
@@ -183,14 +204,30 @@ def test_out_overloads_are_refused_with_the_functional_form(torchair, op):
     assert torchair.CUSTOM_OPS == []
 
 
-def ir_defs():
-    """The GE IR prototypes as the installed package registers them (framework/actgrad_ops_proto.h)."""
-    return {op.op_type: ([(n, "") for n in op.inputs], [(op.output, "")], [(a.ir, a.type) for a in op.attrs])
-            for op in OPS}
+def test_every_prototype_is_declared_once_per_operator():
+    assert sorted(header_ir_defs()) == sorted(op.op_type for op in OPS)
+
+
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+def test_converter_call_matches_the_registered_prototype(torchair, converters, op):
+    # names in IR order and attribute builders of the GE value types, against the REG_OP header GE registers
+    converters[op.name](*placeholders(op), *[explicit_value(a) for a in op.attrs if a.required])
+    (call,) = torchair.CUSTOM_OPS
+    inputs, outputs, attrs = torchair.IR_DEFS[call["op_type"]]
+    assert list(call["inputs"]) == [name for name, _ in inputs]
+    assert call["outputs"] == [name for name, _ in outputs]
+    assert [(name, value.cls) for name, value in call["attrs"].items()] == \
+        [(name, TORCHAIR_ATTRS[value_type]) for name, value_type in attrs]
+    assert graph.registered_ir_def(op) == torchair.IR_DEFS[op.op_type]
+
+
+def test_converting_before_the_package_is_installed_fails_in_custom_op(torchair, converters):
+    torchair.IR_DEFS.clear()
+    with pytest.raises(RuntimeError, match="No AscendIR ActgradHardtanhGrad was found to be registered"):
+        converters["hardtanh_grad"](*placeholders(OPS[0]))
 
 
 def test_check_torchair_mapping_keys_on_the_op_type(torchair):
-    torchair.IR_DEFS.update(ir_defs())
     with pytest.raises(RuntimeError, match=r"no converter registered for torch\.ops\.actgrad\.hardtanh_grad\.default: "
                                            r"torchair would map it to HardtanhGrad, not ActgradHardtanhGrad"):
         graph.check_torchair_mapping()
@@ -201,17 +238,25 @@ def test_check_torchair_mapping_keys_on_the_op_type(torchair):
 def test_check_torchair_mapping_refuses_the_builtin_names(torchair):
     # only CANN's built-in operators registered (the plain names): the package is not installed
     graph.register_torchair_converters()
-    torchair.IR_DEFS.update({graph.automatic_op_type(op.name): defs for op, defs in zip(OPS, ir_defs().values())})
+    installed = header_ir_defs()
+    torchair.IR_DEFS.clear()
+    torchair.IR_DEFS.update({graph.automatic_op_type(op.name): installed[op.op_type] for op in OPS})
     with pytest.raises(RuntimeError, match=r"GE IR ActgradHardtanhGrad is not registered \(FAILED\)"):
         graph.check_torchair_mapping()
 
 
-def test_check_torchair_mapping_compares_the_prototype(torchair):
+@pytest.mark.parametrize("change", ["inputs reversed", "attribute type", "output kind"])
+def test_check_torchair_mapping_compares_the_prototype(torchair, change):
     graph.register_torchair_converters()
-    torchair.IR_DEFS.update(ir_defs())
     op = OPS[0]
     inputs, outputs, attrs = torchair.IR_DEFS[op.op_type]
-    torchair.IR_DEFS[op.op_type] = (inputs[::-1], outputs, attrs)
+    if change == "inputs reversed":
+        inputs = inputs[::-1]
+    elif change == "attribute type":  # e.g. min_val registered as an Int
+        attrs = [(attrs[0][0], "VT_INT"), *attrs[1:]]
+    else:
+        outputs = [(outputs[0][0], "dynamic")]
+    torchair.IR_DEFS[op.op_type] = (inputs, outputs, attrs)
     with pytest.raises(RuntimeError, match=rf"GE IR {op.op_type} has inputs/outputs/attrs"):
         graph.check_torchair_mapping()
 

@@ -19,7 +19,8 @@ neither torchair nor torch_npu, when torchair cannot be found. torch_npu bundles
 `torchair` once torch_npu is imported (torch_npu 2.5 and later is imported by `import torch` itself, through torch's
 device-backend autoload, unless TORCH_DEVICE_BACKEND_AUTOLOAD=0): if actgrad was imported first, call
 actgrad.graph.register_torchair_converters() after `import torch_npu`. check_torchair_mapping() verifies the
-registration and, against the installed CANN package, each OpType's IR.
+registration and, against the installed CANN package, each OpType's IR (input and output names and kinds, attribute
+names and GE value types, as GE's GetRegisteredIrDef reports them).
 """
 from __future__ import annotations
 
@@ -155,9 +156,21 @@ def check_torchair_mapping() -> dict[str, str]:
         if status != "SUCCESS":
             raise RuntimeError(f"GE IR {op.op_type} is not registered ({status}); install the package that build.sh "
                                "builds and source its vendors/actgrad/bin/set_env.bash")
-        found = ([name for name, _ in inputs], [name for name, _ in outputs], [name for name, _ in attrs])
-        wanted = (list(op.inputs), [op.output], [a.ir for a in op.attrs])
-        if found != wanted:
-            raise RuntimeError(f"GE IR {op.op_type} has inputs/outputs/attrs {found}, the spec says {wanted}")
+        found = (list(map(tuple, inputs)), list(map(tuple, outputs)), list(map(tuple, attrs)))
+        if found != registered_ir_def(op):
+            raise RuntimeError(f"GE IR {op.op_type} has inputs/outputs/attrs {found}, the spec says "
+                               f"{registered_ir_def(op)}")
         mapping[overload] = op.op_type
     return mapping
+
+
+# GE's names for the attribute value types (AttrUtils::ValueTypeToSerialString), as GetRegisteredIrDef reports them
+_GE_ATTR_TYPES = {"float": "VT_FLOAT", "bool": "VT_BOOL", "str": "VT_STRING"}
+
+
+def registered_ir_def(op: OpSpec) -> tuple[list, list, list]:
+    """The (inputs, outputs, attrs) GE's GetRegisteredIrDef (torchair.core._torchair.get_registered_ir_def) gives
+    for op.op_type once the package is installed: [(name, "required")] for the inputs and the output, [(name, GE value
+    type)] for the attributes, in IR order."""
+    return ([(name, "required") for name in op.inputs], [(op.output, "required")],
+            [(a.ir, _GE_ATTR_TYPES[a.type]) for a in op.attrs])

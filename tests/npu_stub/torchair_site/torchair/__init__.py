@@ -2,8 +2,9 @@
 
 Only the API actgrad.graph uses, with the real one's names and call forms (Ascend/torchair, python/torchair/):
 register_fx_node_ge_converter(op)(converter), ge.custom_op(op_type, inputs=, outputs=, attrs=), ge.attr.Float/Bool/Str
-and core._torchair.get_registered_ir_def(op_type). Put this directory on sys.path to make it `torchair`; it imports
-neither torch_npu nor anything of CANN."""
+and core._torchair.get_registered_ir_def(op_type). As the real custom_op, it refuses an op_type GE has not registered
+(IR_DEFS here: what the installed package would register). Put this directory on sys.path to make it `torchair`; it
+imports neither torch_npu nor anything of CANN."""
 import inspect
 import sys
 import types
@@ -19,12 +20,21 @@ def reset():
     IR_DEFS.clear()
 
 
-def register_fx_node_ge_converter(aten_op):
-    def register(converter):
+class Converter:
+    """What register_fx_node_ge_converter returns: calling it with the converter registers that and returns itself
+    (not the converter), as torchair's fx2ge_converter.Converter."""
+
+    def __init__(self, aten_op):
+        self.aten_op = aten_op
+
+    def __call__(self, converter):
         # torchair passes meta_outputs only to a converter whose signature names it
-        REGISTRATIONS.append((aten_op, converter, "meta_outputs" in inspect.signature(converter).parameters))
-        return converter
-    return register
+        REGISTRATIONS.append((self.aten_op, converter, "meta_outputs" in inspect.signature(converter).parameters))
+        return self
+
+
+def register_fx_node_ge_converter(aten_op):
+    return Converter(aten_op)
 
 
 class GeAttr:
@@ -50,6 +60,8 @@ class GeOutput:
 def custom_op(op_type, *args, inputs=None, outputs=None, attrs=None, node_name=None):
     if args:
         raise AssertionError("the stand-in takes the inputs=/attrs=/outputs= form only")
+    if get_registered_ir_def(op_type)[0] != "SUCCESS":
+        raise RuntimeError(f"No AscendIR {op_type} was found to be registered.")
     CUSTOM_OPS.append({"op_type": op_type, "inputs": inputs, "outputs": outputs, "attrs": attrs})
     return GeOutput(op_type, outputs[0])
 
