@@ -34,7 +34,10 @@ def test_the_twin_example_runs(tmp_path):
     assert nodes == [("dy", "Data"), ("z", "Data"), ("mask", "Data"), ("h", "Data"),
                      ("ActgradHardtanhGrad_0", "ActgradHardtanhGrad"), ("Mul_0", "Mul"), ("Const_0", "Const"),
                      ("Mul_1", "Mul"), ("ActgradGeluBackward_0", "ActgradGeluBackward")]
-    written = sorted(p.name for p in tmp_path.iterdir())
-    assert len(written) == 2 and f"dumped to {tmp_path}: {', '.join(written)}" in out
+    written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert all(re.fullmatch(r"pid_\d+_deviceid_0", Path(w).parent.name) for w in written), written
+    assert re.fullmatch(r"ge_onnx_\d{8}_graph_0_mlp_backward\.onnx", Path(written[0]).name), written
+    assert re.fullmatch(r"ge_readable_\d{8}_graph_0_mlp_backward\.txt", Path(written[1]).name), written
+    assert f"dumped to {tmp_path}: {', '.join(written)}" in out
     diff = float(re.search(r"^dh \[8, 64\]: max \|dh - torch autograd\| = (\S+)$", out, re.M).group(1))
     assert 0 <= diff < 1e-5  # actgrad's tanh-form GELU derivative against torch's, a few f32 ulp apart

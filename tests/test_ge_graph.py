@@ -1,6 +1,5 @@
 """actgrad.ge.graph: Graph and Node views of a built graph, and Graph's dump/AIR methods validating their arguments
 and delegating to graph/_dump.py and graph/_air.py (replaced here by recorders: those modules have their own tests)."""
-import enum
 import sys
 import types
 
@@ -9,7 +8,7 @@ import pytest
 import actgrad.ge.graph as ge_graph
 from actgrad.ge.es import GraphBuilder
 from actgrad.ge.es.actgrad import ActgradHardtanhGrad
-from actgrad.ge.graph import Graph, Node
+from actgrad.ge.graph import DumpFormat, Graph, Node
 from actgrad.ge.graph._ir import GraphIR
 
 
@@ -68,14 +67,7 @@ def test_construction_rules():
 def recorders(monkeypatch):
     """Fake _dump and _air modules recording how Graph calls them."""
     calls = []
-
-    class DumpFormat(enum.Enum):
-        kOnnx = 0
-        kTxt = 1
-        kReadable = 2
-
     dump = types.SimpleNamespace(
-        DumpFormat=DumpFormat,
         dump_to_file=lambda ir, fmt, suffix: calls.append(("file", ir, fmt, suffix)) or "path",
         dump_to_stream=lambda ir, fmt: calls.append(("stream", ir, fmt)) or "text")
     loaded = GraphIR("from_air")
@@ -84,14 +76,13 @@ def recorders(monkeypatch):
     for name, module in (("_dump", dump), ("_air", air)):
         monkeypatch.setitem(sys.modules, f"actgrad.ge.graph.{name}", module)
         monkeypatch.setattr(ge_graph, name, module, raising=False)
-    return calls, DumpFormat, loaded
+    return calls, loaded
 
 
 def test_dump_and_air_methods_validate_and_delegate(recorders):
-    calls, DumpFormat, loaded = recorders
+    calls, loaded = recorders
     graph = built()
     ir = graph._ir
-    assert ge_graph.DumpFormat is DumpFormat
     assert graph.dump_to_file(DumpFormat.kOnnx, suffix="s") is None
     assert graph.dump_to_file() is None
     assert graph.dump_to_stream(DumpFormat.kTxt) == "text" and str(graph) == "text"

@@ -42,10 +42,16 @@ def dump_graph(graph):
     if not os.environ.get("DUMP_GRAPH_PATH"):
         os.environ["DUMP_GRAPH_PATH"] = tempfile.mkdtemp(prefix="mlp_backward_")
     directory = os.environ["DUMP_GRAPH_PATH"]
-    before = set(os.listdir(directory))
+    before = files_under(directory)
     graph.dump_to_file(format=DumpFormat.kReadable, suffix="mlp_backward")
     graph.dump_to_file(format=DumpFormat.kOnnx, suffix="mlp_backward")
-    return directory, sorted(set(os.listdir(directory)) - before)
+    return directory, sorted(files_under(directory) - before)
+
+
+def files_under(directory):
+    """Every file below `directory`, relative to it (GE dumps into a pid_<pid>_deviceid_<id> folder there)."""
+    return {os.path.relpath(os.path.join(folder, name), directory)
+            for folder, _, names in os.walk(directory) for name in names}
 
 
 def forward_and_reference():

@@ -18,19 +18,15 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from enum import Enum
 
 from google.protobuf import text_format
 
 from . import _onnx, _readable
 from ._ge_model import to_model_def
 from ._ir import GraphIR
+from .graph import DumpFormat
 
 
-class DumpFormat(Enum):
-    kOnnx = 0
-    kTxt = 1
-    kReadable = 2
 
 
 _PREFIX = {DumpFormat.kOnnx: "ge_onnx_", DumpFormat.kTxt: "ge_proto_", DumpFormat.kReadable: "ge_readable_"}

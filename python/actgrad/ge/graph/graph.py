@@ -1,30 +1,27 @@
 """GE's Graph (ge.graph.Graph), wrapping the in-memory GraphIR.
 
 The dumps and the AIR file are written by graph/_dump.py and graph/_air.py, imported on first use (they load onnx and
-protobuf); DumpFormat lives there and is re-exported here.
+protobuf, a second and a half that building and running a graph do not need).
 """
 from __future__ import annotations
 
+from enum import Enum
 from typing import List, Optional
 
 from ._ir import GraphIR
 from .node import Node
 
 
-def __getattr__(name: str):
-    if name == "DumpFormat":
-        from ._dump import DumpFormat  # noqa: PLC0415
-        return DumpFormat
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+class DumpFormat(Enum):
+    """GE's graph dump formats (ge.graph.DumpFormat)."""
+    kOnnx = 0
+    kTxt = 1
+    kReadable = 2
 
 
-def _check_format(format):
-    from . import _dump  # noqa: PLC0415
-    if format is None:
-        return _dump, _dump.DumpFormat.kReadable
-    if format not in list(_dump.DumpFormat):
+def _check_format(format: DumpFormat) -> None:
+    if format not in list(DumpFormat):
         raise TypeError("Format must be in [DumpFormat.kOnnx, DumpFormat.kTxt, DumpFormat.kReadable]")
-    return _dump, format
 
 
 class Graph:
@@ -69,18 +66,20 @@ class Graph:
                 return Node._create_from(n, self._ir)
         raise RuntimeError(f"Failed to find Node name {name}")
 
-    def dump_to_file(self, format: "DumpFormat" = None, suffix: str = "") -> None:  # noqa: F821
-        """Write the graph in `format` (default DumpFormat.kReadable) to $DUMP_GRAPH_PATH or the working directory,
+    def dump_to_file(self, format: DumpFormat = DumpFormat.kReadable, suffix: str = "") -> None:
+        """Write the graph in `format` to $DUMP_GRAPH_PATH or the working directory,
         under GE's file name (ge_<onnx|txt|readable>_..._<suffix>)."""
         if not isinstance(suffix, str):
             raise TypeError("Suffix must be a string")
-        dump, format = _check_format(format)
-        dump.dump_to_file(self._ir, format, suffix)
+        _check_format(format)
+        from . import _dump  # noqa: PLC0415
+        _dump.dump_to_file(self._ir, format, suffix)
 
-    def dump_to_stream(self, format: "DumpFormat" = None) -> str:  # noqa: F821
-        """The graph in `format` (default DumpFormat.kReadable) as a str."""
-        dump, format = _check_format(format)
-        return dump.dump_to_stream(self._ir, format)
+    def dump_to_stream(self, format: DumpFormat = DumpFormat.kReadable) -> str:
+        """The graph in `format` as a str."""
+        _check_format(format)
+        from . import _dump  # noqa: PLC0415
+        return _dump.dump_to_stream(self._ir, format)
 
     def save_to_air(self, file_path: str) -> None:
         """Write the graph as GE's serialised graph (ge.proto ModelDef), readable by GE and ATC."""

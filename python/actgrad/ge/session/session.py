@@ -39,6 +39,7 @@ class Session:
         except ValueError as error:
             raise_ge_error("AddGraph", str(error), graph_id=graph_id)
         self._graphs[graph_id] = add_graph._ir
+        add_graph._ir.graph_id = graph_id  # GE numbers the graph's dump files by it from now on
         return 0
 
     def remove_graph(self, graph_id: int) -> int:
