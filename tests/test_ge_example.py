@@ -41,3 +41,16 @@ def test_the_twin_example_runs(tmp_path):
     assert f"dumped to {tmp_path}: {', '.join(written)}" in out
     diff = float(re.search(r"^dh \[8, 64\]: max \|dh - torch autograd\| = (\S+)$", out, re.M).group(1))
     assert 0 <= diff < 1e-5  # actgrad's tanh-form GELU derivative against torch's, a few f32 ulp apart
+
+
+def test_the_readme_graph_mode_snippet_runs_and_matches_eager():
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("\n## Graph mode\n"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    scope = {}
+    exec(compile(code, "README.md (Graph mode)", "exec"), scope)  # noqa: S102
+    import torch
+    import actgrad  # noqa: F401
+    g = scope
+    g3 = torch.ops.actgrad.hardtanh_grad(g["z_t"], g["dy_t"], -1.0, 1.0) * g["mask_t"] * (1 / (1 - 0.1))
+    assert torch.equal(g["dh_t"], torch.ops.actgrad.gelu_backward(g["h_t"], g3, "tanh"))
