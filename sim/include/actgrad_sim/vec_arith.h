@@ -276,8 +276,13 @@ void WithFloatOperand(const AscendC::LocalTensor<float>& t, uint32_t count, Use 
     }
 }
 
+template <typename T> inline bool InPlace(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src) {
+    return dst.BytePtr() == src.BytePtr();
+}
+
 // Tensor forms of ApplyBinary/ApplyUnary: float sources may be deferred widenings, whose operand checks used
-// Access::ReadWidening; kLanes: f also takes __m128 lanes (one IEEE operation per lane).
+// Access::ReadWidening (an in-place dst Access::Rewrite: the widening goes once the results are written);
+// kLanes: f also takes __m128 lanes (one IEEE operation per lane).
 template <bool kLanes, typename T, typename F>
 void ApplyBinaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
                    const AscendC::LocalTensor<T>& src1, int32_t n, F f) {
@@ -285,6 +290,7 @@ void ApplyBinaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTenso
         WithFloatOperand<kLanes>(src0, uint32_t(n), [&](auto a) {
             WithFloatOperand<kLanes>(src1, uint32_t(n), [&](auto b) { ApplyBinaryFloat<kLanes>(dst.Data(), a, b, n, f); });
         });
+        if (InPlace(dst, src0) || InPlace(dst, src1)) DropRewritten(dst.BytePtr(), uint64_t(n) * sizeof(float));
     } else {
         ApplyBinary(dst.Data(), src0.Data(), src1.Data(), n, f);
     }
@@ -293,6 +299,7 @@ template <bool kLanes, typename T, typename F>
 void ApplyUnaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
         WithFloatOperand<kLanes>(src, uint32_t(n), [&](auto a) { ApplyUnaryFloat<kLanes>(dst.Data(), a, n, f); });
+        if (InPlace(dst, src)) DropRewritten(dst.BytePtr(), uint64_t(n) * sizeof(float));
     } else {
         ApplyUnary(dst.Data(), src.Data(), n, f);
     }
@@ -300,6 +307,8 @@ void ApplyUnaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor
 
 // Float sources are read through ApplyBinaryTo/ApplyUnaryTo, which widen deferred widenings themselves.
 template <typename T> constexpr Access kSourceAccess = std::is_same<T, float>::value ? Access::ReadWidening : Access::Read;
+// ... and so is a float dst that is also a source: the widening there need not be stored before it is overwritten.
+template <typename T> constexpr Access kInPlaceAccess = std::is_same<T, float>::value ? Access::Rewrite : Access::Write;
 
 template <typename T>
 void CheckBinary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0, const AscendC::LocalTensor<T>& src1,
@@ -310,7 +319,7 @@ void CheckBinary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<
     const uint64_t bytes = uint64_t(count) * sizeof(T);
     CheckVectorOperand(src0, bytes, api, "src0", kSourceAccess<T>);
     CheckVectorOperand(src1, bytes, api, "src1", kSourceAccess<T>);
-    CheckVectorOperand(dst, bytes, api, "dst", Access::Write);
+    CheckVectorOperand(dst, bytes, api, "dst", InPlace(dst, src0) || InPlace(dst, src1) ? kInPlaceAccess<T> : Access::Write);
     CheckNoPartialOverlap(dst, bytes, src0, bytes, api, "src0");
     CheckNoPartialOverlap(dst, bytes, src1, bytes, api, "src1");
     CountVectorInstruction();
@@ -323,7 +332,7 @@ void CheckUnary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T
     RequireBf16Math<T>(api);
     const uint64_t bytes = uint64_t(count) * sizeof(T);
     CheckVectorOperand(src, bytes, api, "src", kSourceAccess<T>);
-    CheckVectorOperand(dst, bytes, api, "dst", Access::Write);
+    CheckVectorOperand(dst, bytes, api, "dst", InPlace(dst, src) ? kInPlaceAccess<T> : Access::Write);
     CheckNoPartialOverlap(dst, bytes, src, bytes, api, "src");
     CountVectorInstruction();
 }
