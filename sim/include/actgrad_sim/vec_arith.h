@@ -133,7 +133,8 @@ inline float LoadFloat(const half* p, int32_t i) { return HalfBitsToFloat(p[i].v
 #if defined(ACTGRAD_SIM_AVX2)
 // The float loops compiled again for AVX2: without FMA every operation rounds as in the baseline build, so the bits
 // are the same, in fewer instructions (the polynomial of Exp gains most). Loops that widen bf16 as they load use
-// 128-bit vectors: the 256-bit zero-extension crosses lanes, which costs more than it saves on some cores.
+// 256-bit vectors like the others (a zero-extension and a shift per 8 bf16 lanes): on cores where the lane-crossing
+// extension is slow, 128-bit ones paid twice the instructions for it.
 template <typename F>
 __attribute__((target("avx2"))) void ApplyBinaryAvx2(float* d, const float* a, const float* b, int32_t n, F f) {
 #pragma GCC ivdep
@@ -145,13 +146,12 @@ __attribute__((target("avx2"))) void ApplyUnaryAvx2(float* d, const float* a, in
     for (int32_t i = 0; i < n; ++i) d[i] = f(a[i]);
 }
 template <typename A, typename B, typename F>
-__attribute__((target("avx2,f16c,prefer-vector-width=128"))) void ApplyBinaryWidenAvx2(float* d, const A* a, const B* b,
-                                                                                  int32_t n, F f) {
+__attribute__((target("avx2,f16c"))) void ApplyBinaryWidenAvx2(float* d, const A* a, const B* b, int32_t n, F f) {
 #pragma GCC ivdep
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
 }
 template <typename A, typename F>
-__attribute__((target("avx2,f16c,prefer-vector-width=128"))) void ApplyUnaryWidenAvx2(float* d, const A* a, int32_t n, F f) {
+__attribute__((target("avx2,f16c"))) void ApplyUnaryWidenAvx2(float* d, const A* a, int32_t n, F f) {
 #pragma GCC ivdep
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i));
 }
