@@ -176,10 +176,26 @@ TEST(Deferred_widening_is_stored_before_any_other_access) {
         auto part = ub.Alloc<float>(512);
         AscendC::Muls(part, wide[256], 2.0f, 512);
         AscendC::Muls(wide, wide, 2.0f, int32_t(n));
+        CHECK_EQ(DeferredCount(), 0u);  // read as it was widened, then overwritten: nothing left to store
         const auto partGot = Ub::Read(part, 512);
         got = Ub::Read(wide, n);
         for (uint32_t i = 0; i < n; ++i) CHECK_MSG(Same(got[i], Wide(in[i]) * 2.0f), "in place, element ", i);
         for (uint32_t i = 0; i < 512; ++i) CHECK_MSG(Same(partGot[i], Wide(in[256 + i]) * 2.0f), "view, element ", i);
+        // in place on a view inside the deferred result (binary and unary): the elements on either side stay deferred
+        ub.Reset();
+        src = ub.Load(in);
+        wide = ub.Alloc<float>(n);
+        auto other = ub.Load(Cycle(FloatValues(100, 5), 512));
+        AscendC::Cast(wide, src, RoundMode::CAST_NONE, n);
+        AscendC::Mul(wide[256], other, wide[256], 512);
+        AscendC::Abs(wide[256], wide[256], 512);
+        CHECK_EQ(DeferredCount(), 2u);
+        const auto o = Ub::Read(other, 512);
+        got = Ub::Read(wide, n);
+        for (uint32_t i = 256; i < 768; ++i)
+            CHECK_MSG(Same(got[i], std::fabs(o[i - 256] * Wide(in[i]))), "in place on a view, element ", i);
+        expectWidened(got, 0, 256, "before the view");
+        expectWidened(got, 768, n, "after the view");
         // more deferred widenings than the table holds
         ub.Reset();
         src = ub.Load(in);

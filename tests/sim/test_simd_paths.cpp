@@ -38,7 +38,7 @@ TEST(Avx2_narrow_bf16_matches_scalar_rne) {
     std::vector<uint16_t> out(in.size() + 16, 0xA5A5);
     const uint32_t n = uint32_t(in.size() - 5);  // a tail the AVX2 loop leaves to the caller
     const uint32_t done = avx2::NarrowBf16(out.data(), in.data(), n);
-    CHECK_EQ(done, n / 8 * 8);
+    CHECK_EQ(done, n / 16 * 16);
     for (uint32_t i = 0; i < done; ++i)
         if (out[i] != FloatToBf16BitsRne(in[i])) FAIL("float bits ", bits[i], ": got ", out[i], " want ", FloatToBf16BitsRne(in[i]));
     for (uint32_t i = done; i < out.size(); ++i) CHECK_EQ(out[i], 0xA5A5);
@@ -206,6 +206,30 @@ TEST(Avx2_float_loops_give_the_bits_of_the_baseline_loops) {
     ApplyBinaryAvx2(got.data(), a.data(), b.data(), n, [](float x, float y) { return MaxNan(x, y); });
     baseline([](float x, float y) { return MaxNan(x, y); });
     same("Max");
+}
+
+// The 8-lane Exp (fast_math.h) bit for bit, NaN payloads included, on f32 patterns (with both sides of its
+// in-range test at 86.5 and a vector mixing the two cases) and on every bf16 pattern read as a deferred widening's
+// source.
+TEST(Avx2_exp_lanes_give_the_bits_of_ExpF) {
+    RequireAvx2();
+    std::vector<float> a = SpreadFloats();
+    for (float v : {86.5f, -86.5f, 86.50001f, -86.50001f, 86.49999f, -86.49999f, 1e-45f, -1e-45f, 0.5f, -0.5f})
+        a.push_back(v);
+    const uint32_t n = uint32_t(a.size());
+    std::vector<float> got(n + 3, -1.0f);
+    const uint32_t done = avx2::ExpInto(got.data(), a.data(), n);
+    CHECK_EQ(done, n / 8 * 8);
+    for (uint32_t i = 0; i < done; ++i)
+        if (FloatBits(got[i]) != FloatBits(ExpF(a[i]))) FAIL("Exp of float bits ", FloatBits(a[i]), ": got ", FloatBits(got[i]));
+    for (uint32_t i = done; i < got.size(); ++i) CHECK_EQ(got[i], -1.0f);
+
+    std::vector<bfloat16_t> h(65536);
+    for (uint32_t i = 0; i < h.size(); ++i) h[i] = bfloat16_t::FromBits(uint16_t(i));
+    got.assign(h.size(), 0.0f);
+    CHECK_EQ(avx2::ExpInto(got.data(), h.data(), uint32_t(h.size())), uint32_t(h.size()));
+    for (uint32_t i = 0; i < h.size(); ++i)
+        if (FloatBits(got[i]) != FloatBits(ExpF(Bf16BitsToFloat(uint16_t(i))))) FAIL("Exp of bf16 bits ", i, ": got ", FloatBits(got[i]));
 }
 
 }  // namespace

@@ -71,8 +71,11 @@ enum class Access {
     ReadWidening,  // a reader that widens as it loads: a widening holding all its bytes stays deferred
     Write,         // writes the bytes: also the elements whose 16-bit source it overwrites are stored first
     Overwrite,     // a Cast that writes every byte before anything reads them: deferred elements there are dropped
+    Rewrite,       // the dst of an in-place reader that widens as it loads: a widening holding all its bytes stays
+                   // deferred until the instruction has read it, then is dropped (DropRewritten); else as Write
 };
-inline bool Writes(Access use) { return use == Access::Write || use == Access::Overwrite; }
+inline bool Writes(Access use) { return use == Access::Write || use == Access::Overwrite || use == Access::Rewrite; }
+inline bool ReadsWidened(Access use) { return use == Access::ReadWidening || use == Access::Rewrite; }
 
 inline void AddRefs(const DeferredWiden& w) {
     ++w.dstRefs->dst;
@@ -122,7 +125,7 @@ inline void SettleDeferred(BlockContext& ctx, const uint8_t* p, uint64_t bytes, 
         const uint8_t* src = reinterpret_cast<const uint8_t*>(w.src);
         const bool hitsResult = p < dstEnd && dst < p + bytes;
         const bool hitsSource = writes && p < src + uint64_t(w.count) * sizeof(uint16_t) && src < p + bytes;
-        if ((!hitsResult || (use == Access::ReadWidening && p >= dst && p + bytes <= dstEnd)) && !hitsSource) {
+        if ((!hitsResult || (ReadsWidened(use) && p >= dst && p + bytes <= dstEnd)) && !hitsSource) {
             ++i;  // untouched, or read by an instruction that widens as it loads
             continue;
         }
@@ -150,6 +153,10 @@ inline void SettleDeferredIn(BlockContext& ctx, const DeferredRefs& refs, const 
     if (ctx.deferredCount == 0) return;
     if (refs.dst != 0 || (Writes(use) && refs.src != 0) || ctx.orphanRefs.dst != 0) SettleDeferred(ctx, p, bytes, use);
 }
+
+// After an in-place instruction wrote its results over a widening its dst check (Access::Rewrite) left deferred: the
+// f32 bytes now hold them, so the record goes.
+inline void DropRewritten(const uint8_t* p, uint64_t bytes) { SettleDeferred(p, bytes, Access::Overwrite); }
 
 // Records Cast(dst, src, CAST_NONE) of `count` bf16 (or, `half`, f16) elements, or runs it when the table is full. The
 // operand checks have settled every widening the Cast's operands touch, so recorded ranges never overlap one

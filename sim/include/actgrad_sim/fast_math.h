@@ -5,24 +5,34 @@
 #include <cstdint>
 
 #include "numeric.h"
+#include "simd_avx2.h"
 
 namespace actgrad_sim {
 
+// ExpF's constants, shared with its 8-lane form
+namespace exp_f {
+constexpr float kHi = 89.0f, kLo = -104.0f;  // the argument clamp
+constexpr float kShifter = 12582912.0f;      // 1.5 * 2^23: adding it rounds to an integer
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2Hi = 0.693145751953125f, kLn2Lo = 1.42860682030941723212e-6f;
+constexpr float kC3 = 1.0f / 6.0f, kC4 = 1.0f / 24.0f, kC5 = 1.0f / 120.0f, kC6 = 1.0f / 720.0f, kC7 = 1.0f / 5040.0f;
+}  // namespace exp_f
+
 inline float ExpF(float x) {
+    using namespace exp_f;
     // clamp so 2^k stays representable as a product of two normal scale factors; NaN is restored at the end. Each
     // bound is a select of this form (the first operand where the compare holds) so it compiles to one min/max.
-    float xc = x < 89.0f ? x : 89.0f;
-    xc = xc > -104.0f ? xc : -104.0f;
-    const float shifter = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-    const float kf = (xc * 1.44269504088896341f + shifter) - shifter;
+    float xc = x < kHi ? x : kHi;
+    xc = xc > kLo ? xc : kLo;
+    const float kf = (xc * kLog2e + kShifter) - kShifter;
     // Cody-Waite: ln2 split so k*ln2Hi is exact
-    const float r = (xc - kf * 0.693145751953125f) - kf * 1.42860682030941723212e-6f;
+    const float r = (xc - kf * kLn2Hi) - kf * kLn2Lo;
     // degree-7 Taylor polynomial in Estrin's form: a short dependency chain, so iterations overlap
     const float r2 = r * r;
     const float r4 = r2 * r2;
-    const float p23 = 0.5f + r * (1.0f / 6.0f);
-    const float p45 = (1.0f / 24.0f) + r * (1.0f / 120.0f);
-    const float p67 = (1.0f / 720.0f) + r * (1.0f / 5040.0f);
+    const float p23 = 0.5f + r * kC3;
+    const float p45 = kC4 + r * kC5;
+    const float p67 = kC6 + r * kC7;
     // the small terms are summed first and 1 is added last, so one rounding dominates
     const float p = 1.0f + (r + (r2 * p23 + r4 * (p45 + r2 * p67)));
     const int32_t k = int32_t(kf);
@@ -32,6 +42,64 @@ inline float ExpF(float x) {
     const float s2 = BitsFloat(uint32_t(k2 + 127) << 23);
     const float result = (p * s1) * s2;
     return x != x ? x : result;
+}
+
+// The Exp instruction's lanes: ExpF, and an 8-lane loop for the leading elements where the machine has AVX2
+// (LeadingLanes in vec_arith.h).
+struct ExpOp {
+    float operator()(float x) const { return ExpF(x); }
+};
+
+#if defined(ACTGRAD_SIM_AVX2)
+namespace avx2 {
+
+// ExpF of 8 lanes, the same operations in the same order (no FMA), so the same bits. Where every |x| <= 86.5 (and no
+// lane is NaN) the clamps do nothing and p*2^k is normal, |k| <= 125: the product of the two scale factors is then
+// exact, so adding k to p's exponent field gives the same result in two integer operations. k's bits are the low
+// bits of kf + shifter's pattern, and shifting them up to the exponent drops the shifter's.
+__attribute__((target("avx2,f16c"))) inline __m256 ExpF8(__m256 x) {
+    using namespace exp_f;
+    const __m256i magnitude = _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x7fffffff));
+    const bool inRange = _mm256_movemask_epi8(_mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(0x42ad0000))) == 0;
+    const __m256 xc = inRange ? x : _mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(kHi)), _mm256_set1_ps(kLo));
+    const __m256 shifted = _mm256_add_ps(_mm256_mul_ps(xc, _mm256_set1_ps(kLog2e)), _mm256_set1_ps(kShifter));
+    const __m256 kf = _mm256_sub_ps(shifted, _mm256_set1_ps(kShifter));
+    const __m256 r = _mm256_sub_ps(_mm256_sub_ps(xc, _mm256_mul_ps(kf, _mm256_set1_ps(kLn2Hi))),
+                                   _mm256_mul_ps(kf, _mm256_set1_ps(kLn2Lo)));
+    const __m256 r2 = _mm256_mul_ps(r, r);
+    const __m256 r4 = _mm256_mul_ps(r2, r2);
+    const __m256 p23 = _mm256_add_ps(_mm256_set1_ps(0.5f), _mm256_mul_ps(r, _mm256_set1_ps(kC3)));
+    const __m256 p45 = _mm256_add_ps(_mm256_set1_ps(kC4), _mm256_mul_ps(r, _mm256_set1_ps(kC5)));
+    const __m256 p67 = _mm256_add_ps(_mm256_set1_ps(kC6), _mm256_mul_ps(r, _mm256_set1_ps(kC7)));
+    const __m256 sum = _mm256_add_ps(_mm256_mul_ps(r2, p23), _mm256_mul_ps(r4, _mm256_add_ps(p45, _mm256_mul_ps(r2, p67))));
+    const __m256 p = _mm256_add_ps(_mm256_set1_ps(1.0f), _mm256_add_ps(r, sum));
+    if (inRange)
+        return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), _mm256_slli_epi32(_mm256_castps_si256(shifted), 23)));
+    const __m256i k = _mm256_cvttps_epi32(kf);
+    const __m256i k1 = _mm256_srai_epi32(k, 1);
+    const __m256i k2 = _mm256_sub_epi32(k, k1);
+    const __m256i bias = _mm256_set1_epi32(127);
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, bias), 23));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, bias), 23));
+    const __m256 result = _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+    return _mm256_blendv_ps(result, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+// d = ExpF(a) for the leading multiples of 8 elements of a (f32, or the bf16 source of a deferred widening); returns
+// how many it did
+template <typename A>
+__attribute__((target("avx2,f16c"))) inline uint32_t ExpInto(float* d, const A* a, uint32_t n) {
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, ExpF8(Lanes8(a + i)));
+    return i;
+}
+
+}  // namespace avx2
+#endif
+
+template <typename A>
+inline uint32_t LeadingLanes(const ExpOp&, float* d, const A* a, uint32_t n) {
+    return ACTGRAD_SIM_IF_AVX2(avx2::ExpInto(d, a, n));
 }
 
 }  // namespace actgrad_sim

@@ -226,25 +226,25 @@ ACTGRAD_AVX2 inline uint32_t SelectBits(W* d, const uint8_t* mask, const W* a, B
 
 // f32 -> bf16 bits, round half to even by integer add (the kept lsb as a compare result, -1 or 0: shifts have one
 // port on some cores); a NaN gets the quiet bit instead (rounding could carry it into infinity), on the rare
-// vectors that hold one (one unordered compare of the two halves finds them). 128-bit lanes: the pack then needs no
-// cross-lane fix-up.
-ACTGRAD_AVX2 inline __m128i Bf16Rounded4(__m128i x) {
-    const __m128i lsb = _mm_set1_epi32(0x10000);
-    return _mm_sub_epi32(_mm_add_epi32(x, _mm_set1_epi32(0x7fff)), _mm_cmpeq_epi32(_mm_and_si128(x, lsb), lsb));
+// vectors that hold one (one unordered compare of the two halves finds them). 16 lanes per step: the in-lane pack
+// interleaves the two halves' quadwords, which one permute puts back in order.
+ACTGRAD_AVX2 inline __m256i Bf16Rounded8(__m256i x) {
+    const __m256i lsb = _mm256_set1_epi32(0x10000);
+    return _mm256_sub_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), _mm256_cmpeq_epi32(_mm256_and_si256(x, lsb), lsb));
 }
 ACTGRAD_AVX2 inline uint32_t NarrowBf16(uint16_t* out, const float* in, uint32_t n) {
     uint32_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m128 fa = _mm_loadu_ps(in + i), fb = _mm_loadu_ps(in + i + 4);
-        __m128i a = Bf16Rounded4(_mm_castps_si128(fa)), b = Bf16Rounded4(_mm_castps_si128(fb));
-        if (__builtin_expect(_mm_movemask_ps(_mm_cmpunord_ps(fa, fb)) != 0, 0)) {
-            const __m128 nanA = _mm_cmpunord_ps(fa, fa), nanB = _mm_cmpunord_ps(fb, fb);
-            const __m128i quiet = _mm_set1_epi32(0x400000);
-            a = _mm_blendv_epi8(a, _mm_or_si128(_mm_castps_si128(fa), quiet), _mm_castps_si128(nanA));
-            b = _mm_blendv_epi8(b, _mm_or_si128(_mm_castps_si128(fb), quiet), _mm_castps_si128(nanB));
+    for (; i + 16 <= n; i += 16) {
+        const __m256 fa = _mm256_loadu_ps(in + i), fb = _mm256_loadu_ps(in + i + 8);
+        __m256i a = Bf16Rounded8(_mm256_castps_si256(fa)), b = Bf16Rounded8(_mm256_castps_si256(fb));
+        if (__builtin_expect(_mm256_movemask_ps(_mm256_cmp_ps(fa, fb, _CMP_UNORD_Q)) != 0, 0)) {
+            const __m256 nanA = _mm256_cmp_ps(fa, fa, _CMP_UNORD_Q), nanB = _mm256_cmp_ps(fb, fb, _CMP_UNORD_Q);
+            const __m256i quiet = _mm256_set1_epi32(0x400000);
+            a = _mm256_blendv_epi8(a, _mm256_or_si256(_mm256_castps_si256(fa), quiet), _mm256_castps_si256(nanA));
+            b = _mm256_blendv_epi8(b, _mm256_or_si256(_mm256_castps_si256(fb), quiet), _mm256_castps_si256(nanB));
         }
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
-                         _mm_packus_epi32(_mm_srli_epi32(a, 16), _mm_srli_epi32(b, 16)));
+        const __m256i packed = _mm256_packus_epi32(_mm256_srli_epi32(a, 16), _mm256_srli_epi32(b, 16));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permute4x64_epi64(packed, 0xD8));
     }
     return i;
 }

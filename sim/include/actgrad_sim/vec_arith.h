@@ -133,7 +133,8 @@ inline float LoadFloat(const half* p, int32_t i) { return HalfBitsToFloat(p[i].v
 #if defined(ACTGRAD_SIM_AVX2)
 // The float loops compiled again for AVX2: without FMA every operation rounds as in the baseline build, so the bits
 // are the same, in fewer instructions (the polynomial of Exp gains most). Loops that widen bf16 as they load use
-// 128-bit vectors: the 256-bit zero-extension crosses lanes, which costs more than it saves on some cores.
+// 256-bit vectors like the others (a zero-extension and a shift per 8 bf16 lanes): on cores where the lane-crossing
+// extension is slow, 128-bit ones paid twice the instructions for it.
 template <typename F>
 __attribute__((target("avx2"))) void ApplyBinaryAvx2(float* d, const float* a, const float* b, int32_t n, F f) {
 #pragma GCC ivdep
@@ -145,13 +146,12 @@ __attribute__((target("avx2"))) void ApplyUnaryAvx2(float* d, const float* a, in
     for (int32_t i = 0; i < n; ++i) d[i] = f(a[i]);
 }
 template <typename A, typename B, typename F>
-__attribute__((target("avx2,f16c,prefer-vector-width=128"))) void ApplyBinaryWidenAvx2(float* d, const A* a, const B* b,
-                                                                                  int32_t n, F f) {
+__attribute__((target("avx2,f16c"))) void ApplyBinaryWidenAvx2(float* d, const A* a, const B* b, int32_t n, F f) {
 #pragma GCC ivdep
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
 }
 template <typename A, typename F>
-__attribute__((target("avx2,f16c,prefer-vector-width=128"))) void ApplyUnaryWidenAvx2(float* d, const A* a, int32_t n, F f) {
+__attribute__((target("avx2,f16c"))) void ApplyUnaryWidenAvx2(float* d, const A* a, int32_t n, F f) {
 #pragma GCC ivdep
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i));
 }
@@ -219,8 +219,16 @@ void ApplyBinaryFloat(float* d, const A* a, const B* b, int32_t n, F f) {
 #pragma GCC ivdep
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
 }
+// How many leading elements an operation's own vector loop did (fast_math.h): none but for the ones that have one.
+template <typename F, typename A>
+inline uint32_t LeadingLanes(const F&, float*, const A*, uint32_t) { return 0; }
+
 template <bool kLanes, typename A, typename F>
 void ApplyUnaryFloat(float* d, const A* a, int32_t n, F f) {
+    const int32_t done = int32_t(LeadingLanes(f, d, a, uint32_t(n)));
+    d += done;
+    a += done;
+    n -= done;
 #if defined(ACTGRAD_SIM_AVX2)
     if (UseAvx2()) {
         if constexpr (std::is_same<A, float>::value) return ApplyUnaryAvx2(d, a, n, f);
@@ -276,8 +284,13 @@ void WithFloatOperand(const AscendC::LocalTensor<float>& t, uint32_t count, Use 
     }
 }
 
+template <typename T> inline bool InPlace(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src) {
+    return dst.BytePtr() == src.BytePtr();
+}
+
 // Tensor forms of ApplyBinary/ApplyUnary: float sources may be deferred widenings, whose operand checks used
-// Access::ReadWidening; kLanes: f also takes __m128 lanes (one IEEE operation per lane).
+// Access::ReadWidening (an in-place dst Access::Rewrite: the widening goes once the results are written);
+// kLanes: f also takes __m128 lanes (one IEEE operation per lane).
 template <bool kLanes, typename T, typename F>
 void ApplyBinaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
                    const AscendC::LocalTensor<T>& src1, int32_t n, F f) {
@@ -285,6 +298,7 @@ void ApplyBinaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTenso
         WithFloatOperand<kLanes>(src0, uint32_t(n), [&](auto a) {
             WithFloatOperand<kLanes>(src1, uint32_t(n), [&](auto b) { ApplyBinaryFloat<kLanes>(dst.Data(), a, b, n, f); });
         });
+        if (InPlace(dst, src0) || InPlace(dst, src1)) DropRewritten(dst.BytePtr(), uint64_t(n) * sizeof(float));
     } else {
         ApplyBinary(dst.Data(), src0.Data(), src1.Data(), n, f);
     }
@@ -293,6 +307,7 @@ template <bool kLanes, typename T, typename F>
 void ApplyUnaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
         WithFloatOperand<kLanes>(src, uint32_t(n), [&](auto a) { ApplyUnaryFloat<kLanes>(dst.Data(), a, n, f); });
+        if (InPlace(dst, src)) DropRewritten(dst.BytePtr(), uint64_t(n) * sizeof(float));
     } else {
         ApplyUnary(dst.Data(), src.Data(), n, f);
     }
@@ -300,6 +315,8 @@ void ApplyUnaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor
 
 // Float sources are read through ApplyBinaryTo/ApplyUnaryTo, which widen deferred widenings themselves.
 template <typename T> constexpr Access kSourceAccess = std::is_same<T, float>::value ? Access::ReadWidening : Access::Read;
+// ... and so is a float dst that is also a source: the widening there need not be stored before it is overwritten.
+template <typename T> constexpr Access kInPlaceAccess = std::is_same<T, float>::value ? Access::Rewrite : Access::Write;
 
 template <typename T>
 void CheckBinary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0, const AscendC::LocalTensor<T>& src1,
@@ -310,7 +327,7 @@ void CheckBinary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<
     const uint64_t bytes = uint64_t(count) * sizeof(T);
     CheckVectorOperand(src0, bytes, api, "src0", kSourceAccess<T>);
     CheckVectorOperand(src1, bytes, api, "src1", kSourceAccess<T>);
-    CheckVectorOperand(dst, bytes, api, "dst", Access::Write);
+    CheckVectorOperand(dst, bytes, api, "dst", InPlace(dst, src0) || InPlace(dst, src1) ? kInPlaceAccess<T> : Access::Write);
     CheckNoPartialOverlap(dst, bytes, src0, bytes, api, "src0");
     CheckNoPartialOverlap(dst, bytes, src1, bytes, api, "src1");
     CountVectorInstruction();
@@ -323,7 +340,7 @@ void CheckUnary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T
     RequireBf16Math<T>(api);
     const uint64_t bytes = uint64_t(count) * sizeof(T);
     CheckVectorOperand(src, bytes, api, "src", kSourceAccess<T>);
-    CheckVectorOperand(dst, bytes, api, "dst", Access::Write);
+    CheckVectorOperand(dst, bytes, api, "dst", InPlace(dst, src) ? kInPlaceAccess<T> : Access::Write);
     CheckNoPartialOverlap(dst, bytes, src, bytes, api, "src");
     CountVectorInstruction();
 }
@@ -406,7 +423,6 @@ ACTGRAD_SIM_SCALAR(LeakyRelu, ACTGRAD_SIM_PACK(half, float), (a >= 0 ? a : b * a
         actgrad_sim::ApplyUnaryTo<false>(dst, src, count, [](auto a) { return EXPR; });                           \
     }
 
-ACTGRAD_SIM_UNARY(Exp, ACTGRAD_SIM_PACK(half, float), actgrad_sim::ExpF(a))
 ACTGRAD_SIM_UNARY(Ln, ACTGRAD_SIM_PACK(half, float), std::log(a))
 ACTGRAD_SIM_UNARY(Abs, ACTGRAD_SIM_PACK(half, float), std::fabs(a))
 ACTGRAD_SIM_UNARY(Reciprocal, ACTGRAD_SIM_PACK(half, float), 1.0f / a)
@@ -415,6 +431,13 @@ ACTGRAD_SIM_UNARY(Rsqrt, ACTGRAD_SIM_PACK(half, float), 1.0f / std::sqrt(a))
 ACTGRAD_SIM_UNARY(Relu, ACTGRAD_SIM_PACK(half, float, int32_t), (a > 0 || a != a) ? a : decltype(a)(0))
 ACTGRAD_SIM_UNARY(Not, ACTGRAD_SIM_PACK(int16_t, uint16_t), decltype(a)(~a))
 #undef ACTGRAD_SIM_UNARY
+
+template <typename T>
+void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    static_assert(actgrad_sim::OneOf<T, half, float>, "Exp: unsupported dtype (see the A2/A3 dtype table)");
+    actgrad_sim::CheckUnary(dst, src, count, "Exp");
+    actgrad_sim::ApplyUnaryTo<false>(dst, src, count, actgrad_sim::ExpOp{});
+}
 #undef ACTGRAD_SIM_ARITH_TYPES
 #undef ACTGRAD_SIM_PACK
 
