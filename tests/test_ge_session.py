@@ -9,7 +9,7 @@ import torch
 import actgrad
 from actgrad.ge.es import GraphBuilder
 from actgrad.ge.es.actgrad import ActgradHardtanhGrad, ActgradSiluGrad
-from actgrad.ge.es.builtins import BUILTINS, Builtin
+from actgrad.ge.es.builtins import BUILTINS, Builtin, Cast, Identity
 from actgrad.ge.ge_global import GeApi
 from actgrad.ge.graph import Tensor
 from actgrad.ge.graph.types import DataType, Format
@@ -154,3 +154,18 @@ def test_silu_graph_fed_ge_tensors_matches_eager_bitwise():
                                             Tensor(x, data_type=DataType.DT_BF16)])
     got = torch.tensor(out.get_data(), dtype=torch.bfloat16)  # bfloat16 values are exact as Python floats
     assert torch.equal(got.view(torch.int16), actgrad.silu_grad(dy, x).view(torch.int16))
+
+
+def test_outputs_never_alias_the_fed_tensors_or_the_graphs_constants():
+    # a Cast to the same data type is still a new tensor (Tensor.to would hand back its input), so changing an output
+    # changes neither the caller's input nor the constant the next run reads
+    b = GraphBuilder("alias")
+    x = b.create_input(0, shape=[3])
+    c = b.create_const_float([1.0, 2.0, 3.0])
+    s = session_with(b.build_and_reset([Cast(x, dst_type=DataType.DT_FLOAT), Cast(c, dst_type=DataType.DT_FLOAT),
+                                        Identity(x)]))
+    fed = torch.tensor([4.0, 5.0, 6.0])
+    for out in s.run_graph(3, [fed]):
+        out.add_(100.0)
+    assert fed.tolist() == [4.0, 5.0, 6.0]
+    assert [o.tolist() for o in s.run_graph(3, [fed])] == [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
