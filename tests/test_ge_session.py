@@ -169,3 +169,9 @@ def test_outputs_never_alias_the_fed_tensors_or_the_graphs_constants():
         out.add_(100.0)
     assert fed.tolist() == [4.0, 5.0, 6.0]
     assert [o.tolist() for o in s.run_graph(3, [fed])] == [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+
+
+def test_a_feed_off_the_cpu_names_the_input():
+    s = session_with(hardtanh_graph(shape=[2]))
+    with pytest.raises(GeError, match=r"input 1 \(dy\) is a tensor on meta; the twin runs CPU tensors"):
+        s.run_graph(3, [torch.randn(2), torch.empty(2, device="meta")])

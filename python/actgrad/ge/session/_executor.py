@@ -25,6 +25,9 @@ def check_runnable(graph: GraphIR) -> None:
 
 def _check_feed(node: NodeIR, value: torch.Tensor) -> None:
     desc = node.output_descs[0]
+    if value.device.type != "cpu":
+        raise ValueError(f"input {node.attrs['index'].value} ({node.name}) is a tensor on {value.device}; the twin "
+                         "runs CPU tensors")
     if GE_DTYPES.get(value.dtype) != desc.data_type:
         raise TypeError(f"input {node.attrs['index'].value} ({node.name}) is declared {dtype_name(desc.data_type)} "
                         f"but was fed a {value.dtype} tensor")
