@@ -175,3 +175,13 @@ def test_a_feed_off_the_cpu_names_the_input():
     s = session_with(hardtanh_graph(shape=[2]))
     with pytest.raises(GeError, match=r"input 1 \(dy\) is a tensor on meta; the twin runs CPU tensors"):
         s.run_graph(3, [torch.randn(2), torch.empty(2, device="meta")])
+
+
+def test_one_tensor_given_as_two_outputs_is_two_tensors():
+    b = GraphBuilder("twice")
+    x = b.create_input(0, shape=[2])
+    y = x * 2.0
+    s = session_with(b.build_and_reset([y, y]))
+    first, second = s.run_graph(3, [torch.ones(2)])
+    first.add_(1.0)
+    assert second.tolist() == [2.0, 2.0]

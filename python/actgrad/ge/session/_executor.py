@@ -86,6 +86,10 @@ def run(graph: GraphIR, feeds: list[torch.Tensor]) -> list[torch.Tensor]:
                 if last_use[(id(source), port)] == position:
                     values.pop((id(source), port), None)
             del args
-    # a graph input or constant given back as an output is a copy, as GE's outputs are
-    return [values[(id(n), p)].clone() if n.type in ("Data", "Const") else values[(id(n), p)]
-            for n, p in graph.outputs]
+    # every output is a tensor of its own, as GE's: a graph input, a constant or a value already returned is copied
+    outputs, returned = [], set()
+    for n, p in graph.outputs:
+        value = values[(id(n), p)]
+        outputs.append(value.clone() if n.type in ("Data", "Const") or (id(n), p) in returned else value)
+        returned.add((id(n), p))
+    return outputs
