@@ -185,3 +185,12 @@ def test_one_tensor_given_as_two_outputs_is_two_tensors():
     first, second = s.run_graph(3, [torch.ones(2)])
     first.add_(1.0)
     assert second.tolist() == [2.0, 2.0]
+
+
+def test_outputs_are_data_not_autograd_results():
+    # a GE session returns values; fed tensors that require grad do not make the outputs part of an autograd graph
+    s = session_with(hardtanh_graph(shape=[3]))
+    z, dy = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True)
+    out, = s.run_graph(3, [z, dy])
+    assert not out.requires_grad and out.grad_fn is None
+    assert torch.equal(out, actgrad.hardtanh_grad(z.detach(), dy.detach(), -0.5) * 2.0)

@@ -48,6 +48,7 @@ def _compute(node: NodeIR, args: list) -> torch.Tensor:
     return builtin.host(args, node.attrs, to_torch(data_type, who))
 
 
+@torch.no_grad()  # a session computes values, as GE's: fed tensors that require grad record no autograd graph
 def run(graph: GraphIR, feeds: list[torch.Tensor]) -> list[torch.Tensor]:
     """The graph's outputs for `feeds` (torch tensors, by input index)."""
     data_nodes = graph.inputs()
