@@ -7,10 +7,10 @@ It works on AOTAutograd's graphs (forward and backward), not Dynamo's: there eve
 OpOverload with normalised arguments (x * 2 is aten.mul.Tensor(x, 2), x.to(torch.half) is aten._to_copy), so one
 table lowers them. Lowered: the actgrad ops (torch.ops.actgrad.<name>.default, which the Python functions compile
 to), aten add/sub/rsub (alpha 1), mul, div (true division), neg, _to_copy/convert_element_type (a dtype change only)
-and clone. A Python number operand becomes a constant of the tensor's dtype, except beside a float16/bfloat16 tensor in a
-mul or div, where the tensor is cast to float32 around the operation with a float32 constant: that is how ATen
-computes these (it rounds the number to the tensor's dtype for add and sub, not for mul and div), so the results stay
-bit-identical to eager. A node whose lowered dtype or shape would differ from ATen's
+and clone. A Python number operand becomes a constant of the tensor's dtype, except beside a float16/bfloat16 tensor
+in a mul or div, where the tensor is cast to float32 around the operation with a float32 constant: that is how ATen
+computes these (it rounds the number to the tensor's dtype for add, sub and rsub, not for mul and div), so the results
+stay bit-identical to eager. A node whose lowered dtype or shape would differ from ATen's
 (e.g. ATen's lower priority of a 0-dim tensor in type promotion) is not lowered.
 
 If any node of a graph cannot be lowered, the whole graph runs eagerly (its GraphModule), unchanged: one graph is
