@@ -78,3 +78,15 @@ def test_dynamic_shapes_are_fed_at_run_time(session_runs):
         x, y = torch.randn(n), torch.randn(n)
         assert torch.equal(compiled(x, y), actgrad.elu_backward(x, y, 1.0) * 2)
     assert session_runs[0] == 2
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+def test_a_number_minus_a_tensor_is_lowered(dtype, session_runs):
+    # `1.1 - t` is aten.rsub.Scalar (ATen rounds the number to t's dtype, as for sub); rsub.Tensor is `b - a`
+    def f(x, y):
+        return 1.1 - actgrad.silu_grad(x, y), torch.rsub(x, y), 3 - x
+
+    compiled = torch.compile(f, backend=actgrad.compile_backend, fullgraph=True)
+    x, y = (torch.randn(4099) * 5).to(dtype), (torch.randn(4099) * 5).to(dtype)
+    assert all(g.dtype == w.dtype and torch.equal(bits(g), bits(w)) for g, w in zip(compiled(x, y), f(x, y)))
+    assert session_runs[0] == 1

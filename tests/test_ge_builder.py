@@ -7,6 +7,7 @@ import actgrad  # noqa: F401
 from actgrad.ge.es import GraphBuilder, TensorHolder
 from actgrad.ge.es.actgrad import ActgradClampBackward, ActgradEluBackward, ActgradHardtanhGrad
 from actgrad.ge.es.all import Add, Cast, Div, Identity, Mul, Neg, RealDiv, Sub
+from actgrad.ge.graph import Tensor
 from actgrad.ge.graph.types import DataType
 from actgrad.ge.session import Session
 
@@ -220,3 +221,16 @@ def test_set_shape_and_data_type_of_an_input():
     assert desc(x) == (F16, (2, 3)) and x._node.input_descs[0].shape == (2, 3)
     with pytest.raises(RuntimeError, match="only a graph input's can be set"):
         (x * 2.0).set_shape([6])
+
+
+def test_bools_are_not_counts_indices_or_dims():
+    # bool is an int subclass: without a check, create_inputs(True) made one input and a [True] shape reached torch
+    b = GraphBuilder()
+    with pytest.raises(TypeError, match="Number of inputs must be a positive integer"):
+        b.create_inputs(True)
+    with pytest.raises(TypeError, match="Start index must be a non-negative integer"):
+        b.create_inputs(1, start_index=True)
+    with pytest.raises(TypeError, match="Shape must be a list of non-negative integers"):
+        b.create_const_float(1.0, shape=[True])
+    with pytest.raises(TypeError, match="Shape must be a list of integers"):
+        Tensor([1.0], shape=[True])

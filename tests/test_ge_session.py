@@ -9,7 +9,7 @@ import torch
 import actgrad
 from actgrad.ge.es import GraphBuilder
 from actgrad.ge.es.actgrad import ActgradHardtanhGrad, ActgradSiluGrad
-from actgrad.ge.es.builtins import BUILTINS, Builtin
+from actgrad.ge.es.builtins import BUILTINS, Builtin, Cast, Identity
 from actgrad.ge.ge_global import GeApi
 from actgrad.ge.graph import Tensor
 from actgrad.ge.graph.types import DataType, Format
@@ -154,3 +154,43 @@ def test_silu_graph_fed_ge_tensors_matches_eager_bitwise():
                                             Tensor(x, data_type=DataType.DT_BF16)])
     got = torch.tensor(out.get_data(), dtype=torch.bfloat16)  # bfloat16 values are exact as Python floats
     assert torch.equal(got.view(torch.int16), actgrad.silu_grad(dy, x).view(torch.int16))
+
+
+def test_outputs_never_alias_the_fed_tensors_or_the_graphs_constants():
+    # a Cast to the same data type is still a new tensor (Tensor.to would hand back its input), so changing an output
+    # changes neither the caller's input nor the constant the next run reads
+    b = GraphBuilder("alias")
+    x = b.create_input(0, shape=[3])
+    c = b.create_const_float([1.0, 2.0, 3.0])
+    s = session_with(b.build_and_reset([Cast(x, dst_type=DataType.DT_FLOAT), Cast(c, dst_type=DataType.DT_FLOAT),
+                                        Identity(x)]))
+    fed = torch.tensor([4.0, 5.0, 6.0])
+    for out in s.run_graph(3, [fed]):
+        out.add_(100.0)
+    assert fed.tolist() == [4.0, 5.0, 6.0]
+    assert [o.tolist() for o in s.run_graph(3, [fed])] == [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+
+
+def test_a_feed_off_the_cpu_names_the_input():
+    s = session_with(hardtanh_graph(shape=[2]))
+    with pytest.raises(GeError, match=r"input 1 \(dy\) is a tensor on meta; the twin runs CPU tensors"):
+        s.run_graph(3, [torch.randn(2), torch.empty(2, device="meta")])
+
+
+def test_one_tensor_given_as_two_outputs_is_two_tensors():
+    b = GraphBuilder("twice")
+    x = b.create_input(0, shape=[2])
+    y = x * 2.0
+    s = session_with(b.build_and_reset([y, y]))
+    first, second = s.run_graph(3, [torch.ones(2)])
+    first.add_(1.0)
+    assert second.tolist() == [2.0, 2.0]
+
+
+def test_outputs_are_data_not_autograd_results():
+    # a GE session returns values; fed tensors that require grad do not make the outputs part of an autograd graph
+    s = session_with(hardtanh_graph(shape=[3]))
+    z, dy = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True)
+    out, = s.run_graph(3, [z, dy])
+    assert not out.requires_grad and out.grad_fn is None
+    assert torch.equal(out, actgrad.hardtanh_grad(z.detach(), dy.detach(), -0.5) * 2.0)

@@ -6,11 +6,11 @@ actgrad.ge graph through a Session, the way torchair hands them to GE on an NPU.
 It works on AOTAutograd's graphs (forward and backward), not Dynamo's: there every operation is one ATen/actgrad
 OpOverload with normalised arguments (x * 2 is aten.mul.Tensor(x, 2), x.to(torch.half) is aten._to_copy), so one
 table lowers them. Lowered: the actgrad ops (torch.ops.actgrad.<name>.default, which the Python functions compile
-to), aten add/sub (alpha 1), mul, div (true division), neg, _to_copy/convert_element_type (a dtype change only) and
-clone. A Python number operand becomes a constant of the tensor's dtype, except beside a float16/bfloat16 tensor in a
-mul or div, where the tensor is cast to float32 around the operation with a float32 constant: that is how ATen
-computes these (it rounds the number to the tensor's dtype for add and sub, not for mul and div), so the results stay
-bit-identical to eager. A node whose lowered dtype or shape would differ from ATen's
+to), aten add/sub/rsub (alpha 1), mul, div (true division), neg, _to_copy/convert_element_type (a dtype change only)
+and clone. A Python number operand becomes a constant of the tensor's dtype, except beside a float16/bfloat16 tensor
+in a mul or div, where the tensor is cast to float32 around the operation with a float32 constant: that is how ATen
+computes these (it rounds the number to the tensor's dtype for add, sub and rsub, not for mul and div), so the results
+stay bit-identical to eager. A node whose lowered dtype or shape would differ from ATen's
 (e.g. ATen's lower priority of a 0-dim tensor in type promotion) is not lowered.
 
 If any node of a graph cannot be lowered, the whole graph runs eagerly (its GraphModule), unchanged: one graph is
@@ -44,7 +44,8 @@ def _scalar_operand(builder, number, tensor, fn_name: str):
     return tensor, builder._scalar_of(number, data_type), None
 
 
-def _binary(fn_name):
+def _binary(fn_name, reflected: bool = False):
+    """The lowering of `a <fn_name> b`; reflected: of `b <fn_name> a` (aten.rsub(a, b) is b - a)."""
     def lower(builder, env, args, kwargs):
         from .ge.es import builtins  # noqa: PLC0415
         if kwargs.get("alpha", 1) != 1 or set(kwargs) - {"alpha"} or len(args) != 2:
@@ -54,9 +55,9 @@ def _binary(fn_name):
         if isinstance(b, torch.fx.Node) or hasattr(b, "_node"):
             if not hasattr(a, "_node"):
                 raise _Unlowerable("a number as the first operand")
-            return fn(a, b)
+            return fn(b, a) if reflected else fn(a, b)
         a, constant, back = _scalar_operand(builder, b, a, fn_name)
-        result = fn(a, constant)
+        result = fn(constant, a) if reflected else fn(a, constant)
         return builtins.Cast(result, dst_type=back) if back is not None else result
     return lower
 
@@ -95,7 +96,9 @@ def _lowerings() -> dict:
     aten, prims = torch.ops.aten, torch.ops.prims
     table = {
         aten.add.Tensor: _binary("Add"), aten.sub.Tensor: _binary("Sub"), aten.mul.Tensor: _binary("Mul"),
-        aten.div.Tensor: _binary("Div"), aten.neg.default: _unary("Neg"), aten.clone.default: _unary("Identity"),
+        aten.div.Tensor: _binary("Div"), aten.rsub.Scalar: _binary("Sub", reflected=True),
+        aten.rsub.Tensor: _binary("Sub", reflected=True),
+        aten.neg.default: _unary("Neg"), aten.clone.default: _unary("Identity"),
         aten._to_copy.default: _cast, prims.convert_element_type.default: _cast,
     }
     table.update({getattr(torch.ops.actgrad, op.name).default: _actgrad(op) for op in BY_NAME.values()})

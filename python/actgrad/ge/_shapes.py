@@ -1,8 +1,6 @@
 """Shapes as the IR holds them: a tuple of dims, -1 an unknown dim, None an unknown rank (GE's -2)."""
 from __future__ import annotations
 
-Shape = "tuple[int, ...] | None"
-
 
 def show(shape) -> str:
     return "unknown" if shape is None else str(list(shape))
@@ -32,10 +30,6 @@ def broadcast(a, b):
         else:
             raise ValueError(f"shapes {list(a)} and {list(b)} cannot be broadcast")
     return tuple(out)
-
-
-def is_known(shape) -> bool:
-    return shape is not None and -1 not in shape
 
 
 def accepts(declared, actual: tuple) -> bool:

@@ -6,22 +6,22 @@ from __future__ import annotations
 
 import ctypes
 
+import torch
+
 from ... import _C
 from ...functions import ATTRIBUTE_CONVERSIONS
 from ...schema import attribute_values
 from ...spec import BY_TYPE, MAX_RANK, Attr, OpSpec
-from ..graph._dtypes import dtype_name
+from ..graph._dtypes import GE_DTYPES, dtype_name
 from .._shapes import same, show
 from ..graph._ir import AttrValue
-from ..graph.types import DataType
 from ._node import add_node
 
-GE_DTYPE = {"float32": DataType.DT_FLOAT, "float16": DataType.DT_FLOAT16, "bfloat16": DataType.DT_BF16}
 _KIND = {"float": "f", "bool": "b", "str": "s"}
 
 
 def infer(op: OpSpec):
-    supported = [GE_DTYPE[d] for d in op.dtypes]
+    supported = [GE_DTYPES[getattr(torch, d)] for d in op.dtypes]  # the spec names dtypes as torch does
 
     def check(who: str, ins: list, attrs: dict) -> tuple:
         for name, (dt, shape) in zip(op.inputs, ins):

@@ -80,7 +80,8 @@ BUILTINS: dict[str, Builtin] = {
     "RealDiv": Builtin(("x1", "x2"), _binary_infer(promote=False, floating_only=True),
                        lambda t, a, dt: torch.div(t[0], t[1])),
     "Neg": Builtin(("x",), _unary_infer(no_bool=True), lambda t, a, dt: torch.neg(t[0])),
-    "Cast": Builtin(("x",), _cast_infer, lambda t, a, dt: t[0].to(dt)),
+    # copy=True: Tensor.to hands back its input when the type already matches, and an output must not alias it
+    "Cast": Builtin(("x",), _cast_infer, lambda t, a, dt: t[0].to(dt, copy=True)),
     "Identity": Builtin(("x",), _unary_infer(), lambda t, a, dt: t[0].clone()),
 }
 

@@ -22,12 +22,17 @@ class InputType(Enum):
     ANY_DATA = "AnyData"
 
 
+def _is_int(value) -> bool:
+    """An int that is not a bool (bool is an int subclass, and True is no count, index or dim)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _input_shape(shape) -> tuple[int, ...] | None:
     """create_input's shape as the IR holds it. None (and GE's [-2]) is an unknown shape: the input takes the shape
     of the tensor fed at run time; -1 is an unknown dim."""
     if shape is None or shape == [-2]:
         return None
-    if not isinstance(shape, list) or not all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
+    if not isinstance(shape, list) or not all(_is_int(d) for d in shape):
         raise TypeError("Shape must be a list of integers")
     if any(d < -1 for d in shape):
         raise ValueError(f"shape {shape}: a dim is >= 0, or -1 (unknown)")
@@ -110,7 +115,7 @@ class GraphBuilder:
         """Graph input `index` (a Data node named `name`, default "input_<index>"). shape None: unknown, the input
         takes the shape of the tensor fed at run time (GE documents None as a scalar; pass [] for one)."""
         self._check_usable("create input")
-        if not isinstance(index, int) or isinstance(index, bool):
+        if not _is_int(index):
             raise TypeError("Input index must be an integer")
         if index < 0:
             raise ValueError(f"Input index must be >= 0, got {index}")
@@ -135,9 +140,9 @@ class GraphBuilder:
     def create_inputs(self, num: int, start_index: int = 0) -> List[TensorHolder]:
         """`num` DT_FLOAT inputs of unknown shape, indices start_index, start_index + 1, ..."""
         self._check_usable("create inputs")
-        if not isinstance(num, int) or num <= 0:
+        if not _is_int(num) or num <= 0:
             raise TypeError("Number of inputs must be a positive integer")
-        if not isinstance(start_index, int) or start_index < 0:
+        if not _is_int(start_index) or start_index < 0:
             raise TypeError("Start index must be a non-negative integer")
         return [self.create_input(i) for i in range(start_index, start_index + num)]
 
@@ -161,7 +166,7 @@ class GraphBuilder:
         if isinstance(value, list) and not all(isinstance(v, kinds) and not isinstance(v, bool) for v in value):
             raise TypeError(f"Value must be {kind_name} or list of {kind_name}s")
         values = value if isinstance(value, list) else [value]
-        if shape is not None and (not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape)):
+        if shape is not None and (not isinstance(shape, list) or not all(_is_int(d) and d >= 0 for d in shape)):
             raise TypeError("Shape must be a list of non-negative integers")
         dims = shape if shape is not None else ([len(value)] if isinstance(value, list) else [])
         if len(values) != math.prod(dims):
@@ -180,7 +185,7 @@ class GraphBuilder:
         return self._const(value, shape, DataType.DT_INT32, (int,), "an integer")
 
     def create_vector_int64(self, value: List[int]) -> TensorHolder:
-        if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        if not isinstance(value, list) or not all(_is_int(v) for v in value):
             raise TypeError("Value must be a list of integers")
         return self.create_const_int64(value, shape=[len(value)])
 
@@ -190,12 +195,12 @@ class GraphBuilder:
         return self._scalar_of(float(value), DataType.DT_FLOAT)
 
     def create_scalar_int64(self, value: int) -> TensorHolder:
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not _is_int(value):
             raise TypeError("Value must be an integer")
         return self._scalar_of(value, DataType.DT_INT64)
 
     def create_scalar_int32(self, value: int) -> TensorHolder:
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not _is_int(value):
             raise TypeError("Value must be an integer")
         if not -2**31 <= value < 2**31:
             raise ValueError(f"Value {value} does not fit int32")
@@ -206,7 +211,7 @@ class GraphBuilder:
         self._check_usable("set graph output")
         if not isinstance(tensor, TensorHolder):
             raise TypeError("Tensor must be a TensorHolder")
-        if not isinstance(output_index, int) or isinstance(output_index, bool):
+        if not _is_int(output_index):
             raise TypeError("Output index must be an integer")
         if output_index < 0:
             raise ValueError(f"Output index must be >= 0, got {output_index}")

@@ -17,7 +17,8 @@ from .types import DataType, Format, Placement
 
 
 def _check_shape(shape) -> None:
-    if shape is not None and (not isinstance(shape, list) or not all(isinstance(d, int) for d in shape)):
+    if shape is not None and (not isinstance(shape, list)
+                              or not all(isinstance(d, int) and not isinstance(d, bool) for d in shape)):
         raise TypeError("Shape must be a list of integers")
     if shape is not None and any(d < 0 for d in shape):
         raise ValueError(f"Tensor shape {shape} has a negative dimension")

@@ -25,6 +25,9 @@ def check_runnable(graph: GraphIR) -> None:
 
 def _check_feed(node: NodeIR, value: torch.Tensor) -> None:
     desc = node.output_descs[0]
+    if value.device.type != "cpu":
+        raise ValueError(f"input {node.attrs['index'].value} ({node.name}) is a tensor on {value.device}; the twin "
+                         "runs CPU tensors")
     if GE_DTYPES.get(value.dtype) != desc.data_type:
         raise TypeError(f"input {node.attrs['index'].value} ({node.name}) is declared {dtype_name(desc.data_type)} "
                         f"but was fed a {value.dtype} tensor")
@@ -45,6 +48,7 @@ def _compute(node: NodeIR, args: list) -> torch.Tensor:
     return builtin.host(args, node.attrs, to_torch(data_type, who))
 
 
+@torch.no_grad()  # a session computes values, as GE's: fed tensors that require grad record no autograd graph
 def run(graph: GraphIR, feeds: list[torch.Tensor]) -> list[torch.Tensor]:
     """The graph's outputs for `feeds` (torch tensors, by input index)."""
     data_nodes = graph.inputs()
@@ -83,6 +87,10 @@ def run(graph: GraphIR, feeds: list[torch.Tensor]) -> list[torch.Tensor]:
                 if last_use[(id(source), port)] == position:
                     values.pop((id(source), port), None)
             del args
-    # a graph input or constant given back as an output is a copy, as GE's outputs are
-    return [values[(id(n), p)].clone() if n.type in ("Data", "Const") else values[(id(n), p)]
-            for n, p in graph.outputs]
+    # every output is a tensor of its own, as GE's: a graph input, a constant or a value already returned is copied
+    outputs, returned = [], set()
+    for n, p in graph.outputs:
+        value = values[(id(n), p)]
+        outputs.append(value.clone() if n.type in ("Data", "Const") or (id(n), p) in returned else value)
+        returned.add((id(n), p))
+    return outputs
