@@ -1,6 +1,6 @@
 """The twin's AVX2 loops and its deferred bf16 widening change speed, never results: every operator gives the same bits
 with them switched off (ACTGRAD_SIM_NO_AVX2=1, ACTGRAD_SIM_NO_DEFER=1, read once per process, hence the subprocesses) on
-special and random values in every dtype."""
+special and random values in every dtype, NaN payloads included where two NaNs meet."""
 import os
 import subprocess
 import sys
@@ -11,13 +11,25 @@ SCRIPT = r"""
 import sys, torch, actgrad
 sys.path.insert(0, {tests!r})
 import harness as H, sweeps
+def nans(dtype, seed, n=512):
+    # NaNs of random sign and payload, quiet and signalling: where two meet, the result's payload is the twin's rule
+    exponent, mantissa, bits = {{torch.float32: (0x7f800000, 1 << 23, torch.int32), torch.float16: (0x7c00, 1 << 10, torch.int16),
+                                torch.bfloat16: (0x7f80, 1 << 7, torch.int16)}}[dtype]
+    gen = torch.Generator().manual_seed(seed)
+    payload = torch.randint(1, mantissa, (n,), generator=gen)
+    sign_bit = -(1 << (8 * torch.tensor([], dtype=dtype).element_size() - 1))  # the sign bit, as a signed integer
+    sign = torch.randint(0, 2, (n,), generator=gen) * sign_bit
+    return ((exponent | payload) + sign).to(bits).view(dtype)
+
 out = {{}}
 for dtype in (torch.float32, torch.float16, torch.bfloat16):
     x = H.interesting_values(dtype, [], n_random=3000, seed=1)
     g = H.interesting_values(dtype, [], n_random=3000, seed=2)[torch.randperm(x.numel(), generator=torch.Generator().manual_seed(3))]
+    xn, gn = nans(dtype, 4), nans(dtype, 5)
     for op, attr_sets in sweeps.CASES.items():
         for i, attrs in enumerate(attr_sets):
             out[(op, i, str(dtype))] = H.call(op, x, g, **attrs).view(torch.int16 if dtype != torch.float32 else torch.int32)
+            out[(op, i, str(dtype), "nan")] = H.call(op, xn, gn, **attrs).view(torch.int16 if dtype != torch.float32 else torch.int32)
 torch.save(out, sys.argv[1])
 """
 

@@ -37,6 +37,40 @@ TEST(Mul_float_half_int16_int32) {
                        [](int32_t a, int32_t b) { return Wrap<int32_t>(int64_t(a) * b); });
 }
 
+// Where both operands are NaN the result keeps src0's NaN, quieted (the twin's rule: IEEE leaves the payload open);
+// where one is, that one's. Same bits whatever loop runs (tests/test_sim.py runs this with and without AVX2).
+TEST(Add_Mul_Sub_Div_float_nan_payloads) {
+    const std::vector<uint32_t> aBits = {0x7fc00001, 0x7f800001, 0xffc12345, 0x3f800000, 0xff80beef, 0x7fffffff};
+    const std::vector<uint32_t> bBits = {0x7fc0beef, 0xff800002, 0x40000000, 0x7f812345, 0x7fc00000, 0xffc00001};
+    std::vector<float> a, b;
+    for (size_t k = 0; k < 64; ++k) {  // several vector widths' worth, so the vector loops and their tails both run
+        a.push_back(actgrad_sim::BitsFloat(aBits[k % aBits.size()]));
+        b.push_back(actgrad_sim::BitsFloat(bBits[(k / aBits.size() + k) % bBits.size()]));
+    }
+    auto expect = [](float x, float y) {
+        const float nan = x != x ? x : y;
+        return actgrad_sim::FloatBits(nan) | 0x00400000u;
+    };
+    auto check = [&](const char* what, auto api) {
+        std::vector<float> out;
+        RunUb([&](Ub& ub) {
+            auto x = ub.Load(a);
+            auto y = ub.Load(b);
+            auto d = ub.Alloc<float>(uint32_t(a.size()) + 16);
+            api(d, x, y, int32_t(a.size()));
+            out = Ub::Read(d, uint32_t(a.size()));
+        });
+        for (size_t i = 0; i < a.size(); ++i)
+            if ((a[i] != a[i] || b[i] != b[i]) && actgrad_sim::FloatBits(out[i]) != expect(a[i], b[i]))
+                FAIL(what, " element ", i, ": ", th::Show(a[i]), ", ", th::Show(b[i]), " gave bits ", actgrad_sim::FloatBits(out[i]),
+                     ", expected ", expect(a[i], b[i]));
+    };
+    check("Add", API2(Add));
+    check("Mul", API2(Mul));
+    check("Sub", API2(Sub));
+    check("Div", API2(Div));
+}
+
 TEST(Div_float_half) {
     RunBinary<float>("Div<float>", FloatA(), FloatB(), API2(Div), [](float a, float b) { return a / b; });
     // double rounding through float is innocuous for division of halves (24 >= 2*11+2), so compare with RNE(exact)

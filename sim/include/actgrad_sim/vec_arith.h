@@ -345,6 +345,18 @@ void CheckUnary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T
     CountVectorInstruction();
 }
 
+// IEEE 754 leaves open which payload a NaN result of two NaN operands carries; x86 keeps the first operand's, but for
+// a commutative + or * the compiler may put either operand first, so two loop versions could disagree. The twin's
+// rule, on every path: src0's NaN (quieted) wins, as the first operand's does where the order is fixed (Sub, Div).
+inline float KeepFirstNan(float a, float r) { return a != a ? BitsFloat(FloatBits(a) | 0x00400000u) : r; }
+#if defined(__SSE2__)
+inline __m128 KeepFirstNan(__m128 a, __m128 r) {
+    const __m128 nan = _mm_cmpunord_ps(a, a);
+    const __m128 quieted = _mm_or_ps(a, _mm_castsi128_ps(_mm_set1_epi32(0x00400000)));
+    return _mm_or_ps(_mm_and_ps(nan, quieted), _mm_andnot_ps(nan, r));
+}
+#endif
+
 template <typename T> inline T MaxNan(T a, T b) { return (a > b || a != a) ? a : b; }
 template <typename T> inline T MinNan(T a, T b) { return (a < b || a != a) ? a : b; }
 
@@ -353,7 +365,7 @@ template <typename T> inline T MinNan(T a, T b) { return (a < b || a != a) ? a :
 namespace AscendC {
 
 #define ACTGRAD_SIM_PACK(...) __VA_ARGS__
-// LANES: FLOAT_EXPR is one IEEE operation, which also holds for __m128 lanes
+// LANES: FLOAT_EXPR works lane by lane (one IEEE operation, with the NaN rule), so also on __m128 lanes
 #define ACTGRAD_SIM_BINARY(NAME, TYPES, FLOAT_EXPR, INT_EXPR, LANES)                                              \
     template <typename T>                                                                                         \
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count) { \
@@ -367,9 +379,9 @@ namespace AscendC {
     }
 
 #define ACTGRAD_SIM_ARITH_TYPES half, float, int16_t, int32_t, bfloat16_t
-ACTGRAD_SIM_BINARY(Add, ACTGRAD_SIM_ARITH_TYPES, a + b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x + y; }), true)
+ACTGRAD_SIM_BINARY(Add, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::KeepFirstNan(a, a + b), actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x + y; }), true)
 ACTGRAD_SIM_BINARY(Sub, ACTGRAD_SIM_ARITH_TYPES, a - b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x - y; }), true)
-ACTGRAD_SIM_BINARY(Mul, ACTGRAD_SIM_ARITH_TYPES, a * b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x * y; }), true)
+ACTGRAD_SIM_BINARY(Mul, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::KeepFirstNan(a, a * b), actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x * y; }), true)
 ACTGRAD_SIM_BINARY(Max, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b), (a > b ? a : b), false)
 ACTGRAD_SIM_BINARY(Min, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b), (a < b ? a : b), false)
 ACTGRAD_SIM_BINARY(Div, ACTGRAD_SIM_PACK(half, float), a / b, a, true)
