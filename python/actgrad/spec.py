@@ -67,9 +67,18 @@ class Attr:
         """The attribute's name in the GE IR (REG_OP, OpDef, torchair)."""
         return self.ir_name or self.name
 
+    @property
+    def ir_values(self) -> tuple[str, ...]:
+        """A str attribute's values in the IR's spelling, in the order of `choices`."""
+        return self.ir_choices or self.choices
+
     def ir_value(self, choice: str) -> str:
         """A str attribute's value in the IR's spelling."""
-        return (self.ir_choices or self.choices)[self.choices.index(choice)]
+        return self.ir_values[self.choices.index(choice)]
+
+    def choice(self, ir_value: str) -> str:
+        """The torch value of a str attribute's IR value (the inverse of ir_value)."""
+        return self.choices[self.ir_values.index(ir_value)]
 
 
 @dataclass(frozen=True)

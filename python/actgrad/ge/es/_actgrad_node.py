@@ -11,7 +11,7 @@ import torch
 from ... import _C
 from ...functions import ATTRIBUTE_CONVERSIONS
 from ...schema import attribute_values
-from ...spec import BY_TYPE, MAX_RANK, Attr, OpSpec
+from ...spec import BY_TYPE, MAX_RANK, OpSpec
 from ..graph._dtypes import GE_DTYPES, dtype_name
 from .._shapes import same, show
 from ..graph._ir import AttrValue
@@ -43,10 +43,6 @@ def infer(op: OpSpec):
     return check
 
 
-def _ir_choices(attr: Attr) -> tuple[str, ...]:
-    return attr.ir_choices or attr.choices
-
-
 def ir_attrs(op: OpSpec, given: dict) -> dict[str, AttrValue]:
     """The node's attributes from `given` ({IR name: value}), checked as the eager op checks them; float values are
     stored as float32, as GE stores a Float attribute."""
@@ -54,10 +50,10 @@ def ir_attrs(op: OpSpec, given: dict) -> dict[str, AttrValue]:
     for attr in op.attrs:
         value = ATTRIBUTE_CONVERSIONS[attr.type](op.op_type, attr.ir, given[attr.ir])
         if attr.type == "str":
-            if value not in _ir_choices(attr):
+            if value not in attr.ir_values:
                 raise ValueError(f"{op.op_type}: attribute '{attr.ir}' = {value!r} is invalid: expected one of "
-                                 + ", ".join(repr(c) for c in _ir_choices(attr)))
-            torch_values.append(attr.choices[_ir_choices(attr).index(value)])
+                                 + ", ".join(repr(c) for c in attr.ir_values))
+            torch_values.append(attr.choice(value))
         else:
             value = ctypes.c_float(value).value if attr.type == "float" else value
             torch_values.append(value)
@@ -76,7 +72,7 @@ def torch_attrs(op: OpSpec, attrs: dict[str, AttrValue]) -> list:
             values.append(attr.default)
             continue
         value = attrs[attr.ir].value
-        values.append(attr.choices[_ir_choices(attr).index(value)] if attr.type == "str" else value)
+        values.append(attr.choice(value) if attr.type == "str" else value)
     return values
 
 
