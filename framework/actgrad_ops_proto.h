@@ -177,6 +177,22 @@ REG_OP(ActgradMishBackward)
     .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
     .OP_END_FACTORY_REG(ActgradMishBackward)
 
+// diff_src = dst*(diff_dst - sum_axis(diff_dst*dst))
+REG_OP(ActgradSoftMaxBackward)
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(axis, Int, 1)
+    .OP_END_FACTORY_REG(ActgradSoftMaxBackward)
+
+// diff_src = diff_dst - exp(dst)*sum_axis(diff_dst)
+REG_OP(ActgradLogSoftmaxBackward)
+    .INPUT(diff_dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .INPUT(dst, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .OUTPUT(diff_src, TensorType({DT_FLOAT, DT_FLOAT16, DT_BF16}))
+    .ATTR(axis, Int, -1)
+    .OP_END_FACTORY_REG(ActgradLogSoftmaxBackward)
+
 }  // namespace ge
 
 #endif  // ACTGRAD_OPS_PROTO_H_

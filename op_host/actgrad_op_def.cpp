@@ -178,6 +178,16 @@ static ge::graphStatus ActgradMishBackwardTilingFunc(gert::TilingContext* contex
     return actgrad::npu::ElementwiseGradTilingFunc(context, "ActgradMishBackward", nullptr, 0);
 }
 
+static ge::graphStatus ActgradSoftMaxBackwardTilingFunc(gert::TilingContext* context)
+{
+    return actgrad::npu::RowGradTilingFunc(context, "ActgradSoftMaxBackward");
+}
+
+static ge::graphStatus ActgradLogSoftmaxBackwardTilingFunc(gert::TilingContext* context)
+{
+    return actgrad::npu::RowGradTilingFunc(context, "ActgradLogSoftmaxBackward");
+}
+
 }  // namespace optiling
 
 namespace ops {
@@ -770,5 +780,61 @@ public:
     }
 };
 OP_ADD(ActgradMishBackward);
+
+// diff_src = dst*(diff_dst - sum_axis(diff_dst*dst))
+class ActgradSoftMaxBackward : public OpDef {
+public:
+    explicit ActgradSoftMaxBackward(const char* name) : OpDef(name)
+    {
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("axis").AttrType(OPTIONAL).Int(1);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradSoftMaxBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradSoftMaxBackward);
+
+// diff_src = diff_dst - exp(dst)*sum_axis(diff_dst)
+class ActgradLogSoftmaxBackward : public OpDef {
+public:
+    explicit ActgradLogSoftmaxBackward(const char* name) : OpDef(name)
+    {
+        this->Input("diff_dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("dst")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Output("diff_src")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Attr("axis").AttrType(OPTIONAL).Int(-1);
+        this->SetInferShape(actgrad::npu::InferShapeSameAsInput0)
+            .SetInferDataType(actgrad::npu::InferDataTypeSameAsInput0);
+        this->AICore()
+            .SetTiling(optiling::ActgradLogSoftmaxBackwardTilingFunc)
+            .AddConfig("ascend910b")
+            .AddConfig("ascend910_93");
+    }
+};
+OP_ADD(ActgradLogSoftmaxBackward);
 
 }  // namespace ops

@@ -135,12 +135,13 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "register_twin_kernels",
         [](const std::string& ns, const std::string& name, const std::string& opType, const std::vector<std::string>& inputs,
            int64_t savedIndex, const std::vector<actgrad::AttrTuple>& attrs,
-           const std::vector<std::string>& dtypes, int64_t maxRank, int64_t layoutFirst) {
+           const std::vector<std::string>& dtypes, int64_t maxRank, int64_t layoutFirst, bool rowReduction) {
             actgrad::RegisterTwinKernels(
-                actgrad::MakeTorchOpSpec(ns, name, opType, inputs, savedIndex, attrs, dtypes, maxRank, layoutFirst));
+                actgrad::MakeTorchOpSpec(ns, name, opType, inputs, savedIndex, attrs, dtypes, maxRank, layoutFirst,
+                                         rowReduction));
         },
         py::arg("namespace"), py::arg("name"), py::arg("op_type"), py::arg("inputs"), py::arg("saved_index"),
-        py::arg("attrs"), py::arg("dtypes"), py::arg("max_rank"), py::arg("layout_first"));
+        py::arg("attrs"), py::arg("dtypes"), py::arg("max_rank"), py::arg("layout_first"), py::arg("row_reduction"));
     m.def("register_functional_autograd", &actgrad::RegisterFunctionalAutograd, py::arg("namespace"), py::arg("name"),
           py::arg("double_backward_op"), py::arg("forward_ad_message"));
     m.def("register_out_autograd", &actgrad::RegisterOutAutograd, py::arg("namespace"), py::arg("name"),

@@ -7,6 +7,7 @@
 #include <c10/core/InferenceMode.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -91,11 +92,16 @@ std::vector<double> AttributeValues(const TorchOpSpec& op, c10::ArrayRef<c10::IV
             values.push_back(ChoiceIndex(op, a, given[i].toStringRef()));
             continue;
         }
-        double v = a.isBool ? (given[i].toBool() ? 1.0 : 0.0) : given[i].toDouble();
+        if (a.type == "int") {
+            values.push_back(double(given[i].toInt()));
+            continue;
+        }
+        double v = a.type == "bool" ? (given[i].toBool() ? 1.0 : 0.0) : given[i].toDouble();
         if (a.infiniteDefault && std::fabs(v) == std::numeric_limits<double>::max())
             v = std::copysign(std::numeric_limits<double>::infinity(), v);
         values.push_back(v);
     }
+    if (op.rowReduction) return values;  // the axis is checked against the rank (ReductionAxis); nothing to lower
     try {
         ElementwiseGradTiling scratch{};
         LowerAttrs(op.opType, values.data(), values.size(), scratch);
@@ -103,6 +109,15 @@ std::vector<double> AttributeValues(const TorchOpSpec& op, c10::ArrayRef<c10::IV
         TORCH_CHECK_VALUE(false, e.what());
     }
     return values;
+}
+
+// A row operator's axis wrapped into [0, rank) (a 0-dimensional tensor is one row of one element, as ATen wraps it);
+// IndexError naming it otherwise (python/actgrad/checks.py, reduction_axis, words it alike).
+double ReductionAxis(const TorchOpSpec& op, const std::string& fn, double axis, int64_t rank) {
+    const int64_t bound = std::max<int64_t>(rank, 1), a = int64_t(axis);
+    TORCH_CHECK_INDEX(-bound <= a && a < bound, fn, ": axis ", a, " is out of range for a ", rank, "-dimensional ",
+                      op.inputs[0], " (expected to be in range of [", -bound, ", ", bound - 1, "])");
+    return double(a < 0 ? a + bound : a);
 }
 
 // ------------------------------------------------------------------------------------------------ memory format
@@ -205,7 +220,8 @@ public:
         const at::Tensor& in1 = RequireTensor(fn_, op_.inputs[1], args[1]);
         CheckInputs(op_, fn_, in0, in1);
         if (outVariant_) CheckOut(fn_, RequireTensor(fn_, "out", args[n - 1]), in0);
-        const std::vector<double> attrs = AttributeValues(op_, args.slice(2, op_.attrs.size()));
+        std::vector<double> attrs = AttributeValues(op_, args.slice(2, op_.attrs.size()));
+        if (op_.rowReduction) attrs[0] = ReductionAxis(op_, fn_, attrs[0], in0.dim());
         if (outVariant_) {
             const at::Tensor out = args[n - 1].toTensor();
             if (out.numel() > 0) RunInto(out, in0, in1, attrs);
@@ -234,8 +250,14 @@ private:
         }
     }
 
-    // The functional result, in ATen's layout.
+    // The functional result, in ATen's layout: a row operator's is contiguous (as _softmax_backward_data's), and its
+    // kernel reads rows in the logical layout, so strided inputs are made contiguous.
     at::Tensor Compute(const at::Tensor& in0, const at::Tensor& in1, const std::vector<double>& attrs) const {
+        if (op_.rowReduction) {
+            at::Tensor result = at::empty(in0.sizes(), in0.options());
+            if (result.numel() > 0) launch_(op_.opType, in0.contiguous(), in1.contiguous(), result, attrs);
+            return result;
+        }
         const std::vector<int64_t> strides = op_.layoutFirst == 0 ? ElementwiseOutputStrides(in0, in1)
                                                                   : ElementwiseOutputStrides(in1, in0);
         at::Tensor result = strides.empty() ? at::empty(in0.sizes(), in0.options())
@@ -245,6 +267,17 @@ private:
     }
 
     void RunInto(const at::Tensor& out, const at::Tensor& in0, const at::Tensor& in1, const std::vector<double>& attrs) const {
+        if (op_.rowReduction) {
+            if (out.is_contiguous()) {
+                const at::Tensor a = in0.contiguous(), b = in1.contiguous();
+                if (CanWriteInto(out, Saved(a, b), Grad(a, b))) {
+                    launch_(op_.opType, a, b, out, attrs);
+                    return;
+                }
+            }
+            out.copy_(Compute(in0, in1, attrs));
+            return;
+        }
         if (out.is_non_overlapping_and_dense()) {
             const at::Tensor a = InLayoutOf(in0, out), b = InLayoutOf(in1, out);
             if (CanWriteInto(out, Saved(a, b), Grad(a, b))) {
@@ -265,12 +298,15 @@ private:
 
 TorchOpSpec MakeTorchOpSpec(const std::string& ns, const std::string& name, const std::string& opType,
                             const std::vector<std::string>& inputs, int64_t savedIndex, const std::vector<AttrTuple>& attrs,
-                            const std::vector<std::string>& dtypes, int64_t maxRank, int64_t layoutFirst) {
+                            const std::vector<std::string>& dtypes, int64_t maxRank, int64_t layoutFirst,
+                            bool rowReduction) {
     TORCH_CHECK(inputs.size() == 2 && (savedIndex == 0 || savedIndex == 1) && (layoutFirst == 0 || layoutFirst == 1),
                 "actgrad: ", name, " must have two tensor inputs, the saved one and the layout-deciding one at index 0 or 1");
-    TorchOpSpec spec{ns, name, opType, inputs, savedIndex, {}, dtypes, maxRank, layoutFirst};
-    for (const auto& [attr, isBool, infiniteDefault, choices] : attrs)
-        spec.attrs.push_back({attr, isBool, infiniteDefault, choices});
+    TORCH_CHECK(!rowReduction || (attrs.size() == 1 && std::get<1>(attrs[0]) == "int"),
+                "actgrad: ", name, " is a row operator: its one attribute must be the int axis");
+    TorchOpSpec spec{ns, name, opType, inputs, savedIndex, {}, dtypes, maxRank, layoutFirst, rowReduction};
+    for (const auto& [attr, type, infiniteDefault, choices] : attrs)
+        spec.attrs.push_back({attr, type, infiniteDefault, choices});
     return spec;
 }
 

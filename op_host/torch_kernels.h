@@ -14,13 +14,13 @@ namespace actgrad {
 
 struct TorchAttr {
     std::string name;
-    bool isBool;
+    std::string type;      // "float", "bool", "str" or "int" (python/actgrad/spec.py Attr.type)
     bool infiniteDefault;  // its schema default is the stand-in for +-inf (python/actgrad/schema.py, SCHEMA_INF)
     std::vector<std::string> choices;  // a str attribute's values; the kernel takes the index of the one given
 };
 
-// An attribute as Python passes it (python/actgrad/schema.py, kernel_spec): (name, is_bool, infinite_default, choices).
-using AttrTuple = std::tuple<std::string, bool, bool, std::vector<std::string>>;
+// An attribute as Python passes it (python/actgrad/schema.py, kernel_spec): (name, type, infinite_default, choices).
+using AttrTuple = std::tuple<std::string, std::string, bool, std::vector<std::string>>;
 
 // What the kernels need of a spec entry (python/actgrad/spec.py).
 struct TorchOpSpec {
@@ -31,15 +31,17 @@ struct TorchOpSpec {
     std::vector<std::string> dtypes;  // supported, as torch names ("float32")
     int64_t maxRank;
     int64_t layoutFirst;              // which input's layout decides the functional result's strides first
+    bool rowReduction;                // a row operator: reduces along its one attribute, the axis (spec.py family)
 };
 
 // The spec entry as Python passes it.
 TorchOpSpec MakeTorchOpSpec(const std::string& ns, const std::string& name, const std::string& opType,
                             const std::vector<std::string>& inputs, int64_t savedIndex, const std::vector<AttrTuple>& attrs,
-                            const std::vector<std::string>& dtypes, int64_t maxRank, int64_t layoutFirst);
+                            const std::vector<std::string>& dtypes, int64_t maxRank, int64_t layoutFirst,
+                            bool rowReduction);
 
 // Runs op_type's kernel: in0/in1 in IR order, contiguous, one dtype and size; out likewise, possibly the gradient
-// input itself; attrs in schema order, bools as 0/1, validated. It picks the device (the NPU launch guards the
+// input itself; attrs in schema order, bools as 0/1, validated (a row operator's axis wrapped into [0, rank)). It picks the device (the NPU launch guards the
 // inputs' device, whose stream it queues on).
 using LaunchFn = std::function<void(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
                                     const at::Tensor& out, const std::vector<double>& attrs)>;

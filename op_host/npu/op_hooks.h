@@ -21,7 +21,7 @@ struct AttrDesc {
     const char* const* choices;
 };
 
-// Elementwise backward ops: the output has input 0's shape and dtype (the inputs are checked equal at tiling).
+// Every op of the package: the output has input 0's shape and dtype (the inputs are checked equal at tiling).
 ge::graphStatus InferShapeSameAsInput0(gert::InferShapeContext* context);
 ge::graphStatus InferDataTypeSameAsInput0(gert::InferDataTypeContext* context);
 
@@ -29,6 +29,10 @@ ge::graphStatus InferDataTypeSameAsInput0(gert::InferDataTypeContext* context);
 // splits the work (actgrad::ComputeTiling) exactly as the CPU twin does.
 ge::graphStatus ElementwiseGradTilingFunc(gert::TilingContext* context, const char* opType,
                                           const AttrDesc* attrs, size_t attrCount);
+
+// The TilingFunc of the row operators (SoftMaxBackward, LogSoftmaxBackward): reads the Int attribute 0, the axis, and
+// views the inputs as [outer, R, inner] around it for actgrad::ComputeRowTiling, exactly as the CPU twin does.
+ge::graphStatus RowGradTilingFunc(gert::TilingContext* context, const char* opType);
 
 }  // namespace npu
 }  // namespace actgrad

@@ -1,38 +1,18 @@
 // The TilingFunc of every actgrad operator (CANN builds only). It runs the same ComputeTiling and LowerAttrs as the
 // CPU twin (op_host/twin_launch.cpp), so a launch on the NPU gets the tiling the twin was tested with.
-#include <cstdio>
 #include <cstring>
 #include <exception>
 
 // Includes are file-relative: CANN's code generation compiles this file with -I<cann>/include only.
-#include "op_hooks.h"
-#include "tiling/platform/platform_ascendc.h"
+#include "tiling_io.h"
 
-#include "../elementwise_tiling.h"
 #include "../lower_attrs.h"
 
 namespace actgrad {
 namespace npu {
 namespace {
 
-constexpr size_t kMaxRank = 8;
 constexpr size_t kMaxAttrs = 8;
-
-ge::graphStatus Fail(const char* opType, const char* message)
-{
-    std::fprintf(stderr, "[actgrad] %s tiling failed: %s\n", opType, message);
-    return ge::GRAPH_FAILED;
-}
-
-bool DtypeKeyOf(ge::DataType dtype, DtypeKey& key)
-{
-    switch (dtype) {
-        case ge::DT_FLOAT: key = kDtypeFloat; return true;
-        case ge::DT_FLOAT16: key = kDtypeHalf; return true;
-        case ge::DT_BF16: key = kDtypeBf16; return true;
-        default: return false;
-    }
-}
 
 // A kString attribute's value as LowerAttrs takes it: its index among the IR values; false if it is none of them.
 bool ChoiceIndex(const char* const* choices, const char* value, double& index)
@@ -87,23 +67,10 @@ bool ReadAttrs(const gert::TilingContext* context, const char* opType, const Att
 ge::graphStatus ElementwiseGradTilingFunc(gert::TilingContext* context, const char* opType,
                                           const AttrDesc* attrDescs, size_t attrCount)
 {
-    const gert::StorageShape* shape0 = context->GetInputShape(0);
-    const gert::StorageShape* shape1 = context->GetInputShape(1);
-    const gert::CompileTimeTensorDesc* desc0 = context->GetInputDesc(0);
-    const gert::CompileTimeTensorDesc* desc1 = context->GetInputDesc(1);
-    if (shape0 == nullptr || shape1 == nullptr || desc0 == nullptr || desc1 == nullptr) {
-        return Fail(opType, "missing input shape or description");
-    }
-    const gert::Shape& shape = shape0->GetStorageShape();
-    if (shape != shape1->GetStorageShape()) {
-        return Fail(opType, "the two inputs must have the same shape");
-    }
-    if (shape.GetDimNum() > kMaxRank) {
-        return Fail(opType, "at most 8 dimensions are supported");
-    }
+    gert::Shape shape;
     DtypeKey dtype;
-    if (desc0->GetDataType() != desc1->GetDataType() || !DtypeKeyOf(desc0->GetDataType(), dtype)) {
-        return Fail(opType, "the inputs must share one dtype among float32, float16, bfloat16");
+    if (ReadInputs(context, opType, shape, dtype) != ge::GRAPH_SUCCESS) {
+        return ge::GRAPH_FAILED;
     }
     double attrs[kMaxAttrs] = {};
     if (attrCount > kMaxAttrs || !ReadAttrs(context, opType, attrDescs, attrCount, attrs)) {
@@ -111,9 +78,7 @@ ge::graphStatus ElementwiseGradTilingFunc(gert::TilingContext* context, const ch
     }
 
     auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
-    uint64_t ubBytes = 0;
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubBytes);
-    const SocResources soc{platform.GetCoreNumAiv(), ubBytes - kA2SelectScratchBytes};  // A2/A3: the only SoCs the OpDefs configure
+    const SocResources soc = ReadSocResources(platform);
 
     const int64_t numel = shape.GetShapeSize();
     ElementwiseGradTiling tiling{};
@@ -129,16 +94,7 @@ ge::graphStatus ElementwiseGradTilingFunc(gert::TilingContext* context, const ch
         return Fail(opType, error.what());
     }
 
-    gert::TilingData* raw = context->GetRawTilingData();
-    if (raw == nullptr || raw->GetCapacity() < sizeof(tiling)) {
-        return Fail(opType, "the tiling buffer is too small");
-    }
-    std::memcpy(raw->GetData(), &tiling, sizeof(tiling));
-    raw->SetDataSize(sizeof(tiling));
-    context->SetBlockDim(tiling.blockDim);  // no tiling key: one kernel binary per dtype, which reads tiling.dtype
-    size_t* workspace = context->GetWorkspaceSizes(1);  // the kernel needs none of its own
-    workspace[0] = platform.GetLibApiWorkSpaceSize();
-    return ge::GRAPH_SUCCESS;
+    return StoreTiling(context, opType, tiling, platform);
 }
 
 }  // namespace npu

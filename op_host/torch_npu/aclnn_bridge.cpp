@@ -43,9 +43,10 @@ PYBIND11_MODULE(_npu, m)
           [](const std::string& ns, const std::string& name, const std::string& opType,
              const std::vector<std::string>& inputs, int64_t savedIndex,
              const std::vector<actgrad::AttrTuple>& attrs, const std::vector<std::string>& dtypes,
-             int64_t maxRank, int64_t layoutFirst) {
+             int64_t maxRank, int64_t layoutFirst, bool rowReduction) {
               actgrad::RegisterKernels(
-                  actgrad::MakeTorchOpSpec(ns, name, opType, inputs, savedIndex, attrs, dtypes, maxRank, layoutFirst),
+                  actgrad::MakeTorchOpSpec(ns, name, opType, inputs, savedIndex, attrs, dtypes, maxRank, layoutFirst,
+                                         rowReduction),
                   c10::DispatchKey::PrivateUse1, &Launch);
           });
 }

@@ -35,7 +35,7 @@ namespace detail {
 
 // The aclnn parameter type of each argument of a generated call (aclnn_calls.inc), as the generated
 // aclnn<OpType>GetWorkspaceSize declares it: tensors as const aclTensor*, Float attributes as double, Bool as bool,
-// String as char*.
+// String as char*, Int as int64_t.
 template <typename T>
 struct Param;
 template <>
@@ -53,6 +53,10 @@ struct Param<bool> {
 template <>
 struct Param<char*> {
     using Type = char*;
+};
+template <>
+struct Param<int64_t> {
+    using Type = int64_t;
 };
 
 // The aclTensors of one call. Phase 2 destroys them once it has run (the executor uses them until then); the
@@ -75,6 +79,7 @@ inline const aclTensor* Convert(Tensors& tensors, const at::Tensor& tensor) { re
 inline double Convert(Tensors&, double value) { return value; }
 inline bool Convert(Tensors&, bool value) { return value; }
 inline char* Convert(Tensors&, char* value) { return value; }
+inline int64_t Convert(Tensors&, int64_t value) { return value; }
 
 // Raises unless `status` is aclnn's success, naming the API (phase is "GetWorkspaceSize" or "") and CANN's message.
 void Check(const Api& api, const char* phase, aclnnStatus status);

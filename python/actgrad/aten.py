@@ -199,3 +199,32 @@ def gelu_backward(grad_output: torch.Tensor, self: torch.Tensor, *, approximate:
 
 def mish_backward(grad_output: torch.Tensor, self: torch.Tensor) -> torch.Tensor:
     return _ops.mish_backward(self, grad_output)
+
+
+# the row reductions: softmax and log-softmax backward
+def _row_drop_in(fn: str, op, grad_output: torch.Tensor, output: torch.Tensor, dim: int, input_dtype: torch.dtype):
+    """ATen's checks of dim and input_dtype, then the op. The result has grad_output's dtype and is contiguous, as
+    ATen's CPU kernels give it; input_dtype matters to ATen only as half_to_float (a float32 grad_output for a float16
+    forward input), which its CPU kernels refuse (RuntimeError) and its CUDA kernels accept, returning float16: actgrad
+    refuses it as the CPU does, so a result never changes dtype behind the caller's back."""
+    if isinstance(dim, bool) or not isinstance(dim, (int, torch.SymInt)):
+        raise TypeError(f"{fn}: dim must be an int, got {_type_name(dim)}")
+    if not isinstance(input_dtype, torch.dtype):
+        raise TypeError(f"{fn}: input_dtype must be a torch.dtype, got {_type_name(input_dtype)}")
+    if isinstance(grad_output, torch.Tensor):
+        torch._check(not (grad_output.dtype == torch.float32 and input_dtype == torch.float16), lambda: (
+            f"{fn}: a float32 grad_output for a float16 input (input_dtype=torch.float16) is not supported, as in "
+            "ATen's CPU kernels (half to float softmax); pass grad_output.half(), or input_dtype=torch.float32"))
+    return op(grad_output, output, dim)
+
+
+def _softmax_backward_data(grad_output: torch.Tensor, output: torch.Tensor, dim: int,
+                           input_dtype: torch.dtype) -> torch.Tensor:
+    return _row_drop_in("actgrad.aten._softmax_backward_data", _ops.soft_max_backward, grad_output, output, dim,
+                        input_dtype)
+
+
+def _log_softmax_backward_data(grad_output: torch.Tensor, output: torch.Tensor, dim: int,
+                               input_dtype: torch.dtype) -> torch.Tensor:
+    return _row_drop_in("actgrad.aten._log_softmax_backward_data", _ops.log_softmax_backward, grad_output, output, dim,
+                        input_dtype)

@@ -51,3 +51,14 @@ def check_out(op: OpSpec, out: torch.Tensor, like: torch.Tensor) -> None:
     _require(out.device == like.device, lambda: f"{fn}: out is on {out.device}, expected {like.device}")
     _require(out.shape == like.shape,
                  lambda: f"{fn}: out has shape {list(out.shape)}, expected {list(like.shape)}")
+
+
+def reduction_axis(op: OpSpec, axis: int, rank: int) -> int:
+    """A row operator's axis wrapped into [0, rank) (a 0-dimensional tensor is one row of one element, as ATen wraps
+    it), or IndexError naming the axis, as ATen's dimension wrapping (op_host/torch_kernels.cpp ReductionAxis words it
+    alike)."""
+    bound = max(rank, 1)
+    if not -bound <= axis < bound:
+        raise IndexError(f"actgrad.{op.name}: axis {axis} is out of range for a {rank}-dimensional {op.inputs[0]} "
+                         f"(expected to be in range of [{-bound}, {bound - 1}])")
+    return axis + bound if axis < 0 else axis

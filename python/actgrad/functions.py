@@ -70,7 +70,16 @@ def str_attribute(fn: str, name: str, value):
     raise TypeError(f"{fn}: {name} must be a str, got {_describe(value)}")
 
 
-ATTRIBUTE_CONVERSIONS = {"float": float_attribute, "bool": bool_attribute, "str": str_attribute}
+def int_attribute(fn: str, name: str, value):
+    """`value` as the int attribute `name` of `fn` (a row operator's axis), or TypeError naming it."""
+    if type(value) is int or isinstance(value, torch.SymInt):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    raise TypeError(f"{fn}: {name} must be an int, got {_describe(value)}")
+
+
+ATTRIBUTE_CONVERSIONS = {"float": float_attribute, "bool": bool_attribute, "str": str_attribute, "int": int_attribute}
 
 
 def attribute_checker(op: OpSpec) -> Callable[[tuple, dict], tuple[tuple, dict]]:
@@ -120,9 +129,10 @@ def docstring(op: OpSpec) -> str:
         *args,
         "",
         "A float attribute takes an int or a float (NumPy real scalars too) and is rounded to float32; a bool one "
-        "True or False (or 0/1); a str one a str; anything else is a TypeError naming it.",
-        f"The result has the strides ATen gives a binary elementwise op on ({op.grad}, {op.saved}): channels_last "
-        "inputs give a channels_last result.",
+        "True or False (or 0/1); a str one a str; an int one an int; anything else is a TypeError naming it.",
+        (f"The result has the strides ATen gives a binary elementwise op on ({op.grad}, {op.saved}): channels_last "
+         "inputs give a channels_last result." if op.family == "elementwise" else
+         f"The result is contiguous, as ATen's; axis is wrapped as ATen wraps a dim (IndexError when out of range)."),
         f"Dtypes: {', '.join(op.dtypes)}, one for all tensors (float16/bfloat16 computed in float32).",
         f"Divergences: {op.divergences}",
         f"Origin: {op.origin}. torch op: torch.ops.actgrad.{op.name}; GE IR: {op.op_type}.",

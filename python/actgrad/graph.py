@@ -71,14 +71,16 @@ def _ir_value(attr, value: float):
         return bool(value)
     if attr.type == "str":
         return attr.ir_value(attr.choices[int(value)])
+    if attr.type == "int":
+        return int(value)
     return value
 
 
 def make_converter(op: OpSpec, ge):
     """The converter of torch.ops.actgrad.<op.name>.default, emitting GE IR op.op_type through `ge` (torchair.ge)."""
     signature = converter_signature(op)
-    attr_types = {"float": ge.attr.Float, "bool": ge.attr.Bool, "str": ge.attr.Str}
-    python_types = {"float": numbers.Real, "bool": bool, "str": str}
+    attr_types = {"float": ge.attr.Float, "bool": ge.attr.Bool, "str": ge.attr.Str, "int": ge.attr.Int}
+    python_types = {"float": numbers.Real, "bool": bool, "str": str, "int": numbers.Integral}
 
     def converter(*args, **kwargs):
         bound = signature.bind(*args, **kwargs)  # TypeError for a missing required attribute, as the schema

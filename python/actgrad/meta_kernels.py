@@ -9,7 +9,7 @@ import torch
 from torch._prims_common import is_non_overlapping_and_dense_or_false as is_non_overlapping_and_dense
 
 from . import _C
-from .checks import check_inputs, check_out
+from .checks import check_inputs, check_out, reduction_axis
 from .schema import attribute_values
 from .spec import OpSpec
 
@@ -70,12 +70,17 @@ def _validate(op: OpSpec, in0, in1, attrs, out=_FUNCTIONAL) -> None:
     check_inputs(op, in0, in1)
     if out is not _FUNCTIONAL:
         check_out(op, out, in0)
-    _C.check_attrs(op.op_type, attribute_values(op, attrs))  # ValueError naming the attribute
+    if op.family == "row":
+        reduction_axis(op, attrs[0] if attrs else op.attrs[0].default, in0.dim())  # IndexError naming the axis
+    else:
+        _C.check_attrs(op.op_type, attribute_values(op, attrs))  # ValueError naming the attribute
 
 
 def meta_kernels(op: OpSpec) -> tuple[Callable, Callable]:
     def functional(in0, in1, *attrs):
         _validate(op, in0, in1, attrs)
+        if op.family == "row":  # contiguous, as ATen's _softmax_backward_data
+            return in0.new_empty(in0.shape)
         first, second = (in0, in1) if op.layout_first_index == 0 else (in1, in0)
         strides = elementwise_output_strides(first, second)
         if strides is None:

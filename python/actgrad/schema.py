@@ -18,7 +18,7 @@ SCHEMA_INF = sys.float_info.max
 def _schema_default(attr: Attr) -> str:
     if attr.type == "bool":
         return repr(bool(attr.default))
-    if attr.type == "str":
+    if attr.type in ("str", "int"):
         return repr(attr.default)
     value = float(attr.default)
     if math.isinf(value):
@@ -64,7 +64,7 @@ def choice_index(op: OpSpec, attr: Attr, value: str) -> float:
 
 def attribute_values(op: OpSpec, given: Sequence[float | bool | str]) -> list[float]:
     """The attributes as _C takes them: spec order, bools as 0.0/1.0, str values as their index in the attribute's
-    choices, defaults filled in.
+    choices, ints (a row operator's axis, as given: unwrapped) as floats, defaults filled in.
 
     The dispatcher drops trailing arguments that equal their schema default before calling a Python kernel,
     so `given` may be shorter than op.attrs.
@@ -74,6 +74,9 @@ def attribute_values(op: OpSpec, given: Sequence[float | bool | str]) -> list[fl
         value = given[i] if i < len(given) else attr.default
         if attr.type == "str":
             values.append(choice_index(op, attr, value))
+            continue
+        if attr.type == "int":
+            values.append(float(value))
             continue
         value = float(value)
         # only an attribute whose default is infinite can carry the stand-in; elsewhere DBL_MAX is a real value
@@ -85,7 +88,8 @@ def attribute_values(op: OpSpec, given: Sequence[float | bool | str]) -> list[fl
 
 def kernel_spec(op: OpSpec) -> tuple:
     """The arguments of _C.register_twin_kernels and actgrad._npu.register_kernels after the namespace; each attribute
-    as (name, is_bool, infinite_default, choices), choices empty but for str attributes; last the IR index of the input
-    whose layout decides the result's strides first."""
-    attrs = [(a.name, a.type == "bool", has_infinite_default(a), list(a.choices)) for a in op.attrs]
-    return op.name, op.op_type, list(op.inputs), op.saved_index, attrs, list(DTYPES), MAX_RANK, op.layout_first_index
+    as (name, type, infinite_default, choices), choices empty but for str attributes; then the IR index of the input
+    whose layout decides the result's strides first, and whether the op is a row reduction along its axis attribute."""
+    attrs = [(a.name, a.type, has_infinite_default(a), list(a.choices)) for a in op.attrs]
+    return (op.name, op.op_type, list(op.inputs), op.saved_index, attrs, list(DTYPES), MAX_RANK, op.layout_first_index,
+            op.family == "row")

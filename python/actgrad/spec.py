@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 DTYPES = ("float32", "float16", "bfloat16")
+FAMILIES = ("elementwise", "row")
 MAX_RANK = 8
 
 # Every name this package registers with CANN carries this prefix: OpType ActgradHardtanhGrad, aclnn API
@@ -40,8 +41,8 @@ VALUE_CHECKS = {
 @dataclass(frozen=True)
 class Attr:
     name: str
-    type: str  # "float", "bool" or "str" (one of `choices`): the family's attribute types (no Scalar, op-semantics A.1)
-    default: float | bool | str | None  # None = required
+    type: str  # "float", "bool", "str" (one of `choices`) or "int" (a row operator's axis): no Scalar (op-semantics A.1)
+    default: float | bool | str | int | None  # None = required
     doc: str
     valid: str = ""  # float attributes: a VALUE_CHECKS key
     # str attributes: the values torch takes, and the IR's spelling of each (same order) when the IR attribute has
@@ -113,6 +114,14 @@ class OpSpec:
     # functional result's strides first (threshold_backward and leaky_relu_backward take (self, grad))
     layout_first: str = "grad"
     dtypes: tuple[str, ...] = DTYPES
+    # the kernel family: "elementwise" (op_kernel/elementwise_grad.h: out = f(saved, grad) element by element) or
+    # "row" (op_kernel/row_grad.h: a reduction along the `axis` attribute, then an elementwise step)
+    family: str = "elementwise"
+
+    def __post_init__(self):
+        assert self.family in FAMILIES, self.known_as
+        if self.family == "row":  # the axis is the row family's one attribute (op_host/row_tiling.cpp reads it)
+            assert [(a.name, a.type) for a in self.attrs] == [("axis", "int")], self.known_as
 
     @cached_property  # read on every call of the op
     def name(self) -> str:
@@ -533,7 +542,45 @@ SMOOTH_GATES: tuple[OpSpec, ...] = (
     ),
 )
 
-OPS: tuple[OpSpec, ...] = FOUNDING + PIECEWISE_LINEAR + SIGMOID_FAMILY + SMOOTH_GATES
+ROW_REDUCTIONS: tuple[OpSpec, ...] = (
+    OpSpec(
+        known_as="SoftMaxBackward",
+        inputs=("diff_dst", "dst"),
+        saved="dst",
+        output="diff_src",
+        attrs=(Attr("axis", "int", 1, "the softmax axis (negative counts from the back)"),),
+        functor="SoftmaxGrad",
+        forward_tensor="forward output",
+        formula="diff_src = dst*(diff_dst - sum_axis(diff_dst*dst))",
+        origin="oneDNN Graph SoftMaxBackward (PyTorch _softmax_backward_data, CANN SoftmaxGrad)",
+        cann_builtin="aclnnSoftmaxBackward",
+        divergences="The row sum is accumulated in f32 for every dtype, in the order of the vector unit's "
+                    "reductions (docs/operators.md), and the result is rounded once (PyTorch's f16/bf16 CPU kernel "
+                    "also accumulates in f32; oneDNN's f32 reference sums sequentially). NaN anywhere in a row, in "
+                    "either input, gives NaN in the whole row. dst need not be a softmax output.",
+        family="row",
+    ),
+    OpSpec(
+        known_as="LogSoftmaxBackward",
+        inputs=("diff_dst", "dst"),
+        saved="dst",
+        output="diff_src",
+        attrs=(Attr("axis", "int", -1, "the log-softmax axis (negative counts from the back)"),),
+        functor="LogSoftmaxGrad",
+        forward_tensor="forward output",
+        formula="diff_src = diff_dst - exp(dst)*sum_axis(diff_dst)",
+        origin="oneDNN Graph LogSoftmaxBackward (PyTorch _log_softmax_backward_data, CANN LogSoftmaxGrad)",
+        cann_builtin="aclnnLogSoftmaxBackward",
+        divergences="The row sum is accumulated in f32 for every dtype, in the order of the vector unit's "
+                    "reductions, and the result is rounded once. NaN anywhere in a row, in either input, gives NaN "
+                    "in the whole row (PyTorch and oneDNN: a NaN in dst stays in its own element). dst need not be "
+                    "a log-softmax output.",
+        family="row",
+    ),
+)
+
+ELEMENTWISE_OPS: tuple[OpSpec, ...] = FOUNDING + PIECEWISE_LINEAR + SIGMOID_FAMILY + SMOOTH_GATES
+OPS: tuple[OpSpec, ...] = ELEMENTWISE_OPS + ROW_REDUCTIONS
 
 BY_NAME = {op.name: op for op in OPS}
 BY_TYPE = {op.op_type: op for op in OPS}

@@ -1,7 +1,8 @@
 """Batching rules: torch.vmap (torch.func.vmap) over the operators, nested or not, runs them once on the whole batch.
 
 Without a rule PyTorch falls back to running the operator once per sample, with a warning asking to report the
-missing rule, and refuses the .out overloads outright. The operators are elementwise, so a batch is one call:
+missing rule, and refuses the .out overloads outright. The operators are elementwise or reduce along one axis, so a
+batch is one call (a row operator's axis moved past the batch dimension):
 
 - functional: torch.library.register_vmap. The vmapped inputs get their batch dimension in front (an input that is
   not vmapped is expanded to the batch), the operator runs once and the result is vmapped along dimension 0.
@@ -22,7 +23,7 @@ from collections.abc import Iterable
 import torch
 from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter
 
-from .checks import check_inputs, check_out
+from .checks import check_inputs, check_out, reduction_axis
 from .schema import NAMESPACE
 from .spec import MAX_RANK, OPS, OpSpec
 
@@ -51,16 +52,47 @@ def _merge(t: torch.Tensor) -> torch.Tensor:
     return t.flatten(0, 1) if t.dim() > MAX_RANK else t
 
 
+def _batched_attrs(op: OpSpec, attrs: tuple, sample: torch.Tensor, merged: bool) -> tuple | None:
+    """The attributes of the call on the whole batch: a row operator's axis moves past the batch dimension in front
+    (or, merged into the sample's first dimension, stays), after the per-sample check of the axis. None: the batch
+    cannot be one call (the axis is the sample dimension the batch was merged into)."""
+    if op.family != "row":
+        return attrs
+    axis = reduction_axis(op, attrs[0] if attrs else op.attrs[0].default, sample.dim())
+    if merged:
+        return None if axis == 0 else (axis,)
+    return (axis + 1,)
+
+
+def _run_batched(packet, op: OpSpec, b0: torch.Tensor, b1: torch.Tensor, attrs: tuple, sample: torch.Tensor,
+                 out: torch.Tensor | None = None) -> torch.Tensor:
+    """The operator on two batched inputs (batch dimension in front), into `out` when given (also batched)."""
+    merged = b0.dim() > MAX_RANK
+    batch_attrs = _batched_attrs(op, attrs, sample, merged)
+    if batch_attrs is None:  # one call per sample: a rank-MAX_RANK sample reduced along its first dimension
+        result = torch.stack([packet.default(x, y, *attrs) for x, y in zip(b0, b1)])
+    elif merged:
+        result = packet.default(_merge(b0), _merge(b1), *batch_attrs).unflatten(0, b0.shape[:2])
+    elif out is not None:
+        packet.out(b0, b1, *batch_attrs, out=out)
+        return out
+    else:
+        result = packet.default(b0, b1, *batch_attrs)
+    if out is not None:
+        out.copy_(result)
+    return result
+
+
 def functional_rule(op: OpSpec):
     packet = getattr(getattr(torch.ops, NAMESPACE), op.name)
 
     def rule(info, in_dims, in0, in1, *attrs):
         d0, d1 = in_dims[0], in_dims[1]
         batch = info.batch_size
-        check_inputs(op, _sample(in0, d0, batch), _sample(in1, d1, batch))
+        sample0 = _sample(in0, d0, batch)
+        check_inputs(op, sample0, _sample(in1, d1, batch))
         b0, b1 = _batched(in0, d0, batch), _batched(in1, d1, batch)
-        result = packet.default(_merge(b0), _merge(b1), *attrs)
-        return (result.unflatten(0, b0.shape[:2]) if result.dim() != b0.dim() else result), 0
+        return _run_batched(packet, op, b0, b1, attrs, sample0), 0
 
     return rule
 
@@ -84,7 +116,8 @@ def out_kernel(op: OpSpec):
             if d0 is None and d1 is None and do is None:
                 packet.out(p0, p1, *attrs, out=po)
                 return
-            check_inputs(op, _sample(p0, d0, batch), _sample(p1, d1, batch))
+            sample0 = _sample(p0, d0, batch)
+            check_inputs(op, sample0, _sample(p1, d1, batch))
             if do is None:
                 vmapped = op.inputs[0] if d0 is not None else op.inputs[1]
                 raise RuntimeError(
@@ -94,12 +127,8 @@ def out_kernel(op: OpSpec):
             check_out(op, _sample(po, do, batch), _sample(p0, d0, batch))
             target = po.movedim(do, 0)  # a view: writing it writes out
             b0, b1 = _batched(p0, d0, batch), _batched(p1, d1, batch)
-            if target.dim() <= MAX_RANK:
-                packet.out(b0, b1, *attrs, out=target)
-            else:  # merging out's first two dimensions may copy: compute beside it and copy in
-                merged = torch.empty(_merge(b0).shape, dtype=target.dtype, device=target.device)
-                packet.out(_merge(b0), _merge(b1), *attrs, out=merged)
-                target.copy_(merged.unflatten(0, target.shape[:2]))
+            # merging out's first two dimensions may copy: then the result is computed beside it and copied in
+            _run_batched(packet, op, b0, b1, attrs, sample0, target)
 
     return kernel
 

@@ -13,6 +13,7 @@ def render_all(spec, root: Path) -> dict[str, str]:
         ge_es.PATH: ge_es.render(spec),
         op_def.PATH: op_def.render(spec),
         kernels.REGISTRY_PATH: kernels.render_registry(spec),
+        kernels.ROW_REGISTRY_PATH: kernels.render_row_registry(spec),
         attr_checks.PATH: attr_checks.render(spec),
         kernels.ACLNN_CALLS_PATH: kernels.render_aclnn_calls(spec),
     }

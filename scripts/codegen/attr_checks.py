@@ -39,7 +39,8 @@ def _function(op) -> str:
 
 
 def render(spec) -> str:
-    functions = "\n".join(_function(op) for op in spec.OPS)
-    table = "".join(f"    {{\"{op.op_type}\", {len(op.attrs)}, Check{op.known_as}}},\n" for op in spec.OPS)
+    # the elementwise family's: a row operator's one attribute, its axis, is checked against the rank by its tiling
+    functions = "\n".join(_function(op) for op in spec.ELEMENTWISE_OPS)
+    table = "".join(f"    {{\"{op.op_type}\", {len(op.attrs)}, Check{op.known_as}}},\n" for op in spec.ELEMENTWISE_OPS)
     return (CPP_BANNER + "// Included by op_host/lower_attrs.cpp, which defines Attrs, IsNumber and IsFinite.\n\n"
             + functions + "\nconst AttrChecks kAttrChecks[] = {\n" + table + "};\n")

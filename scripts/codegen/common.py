@@ -29,6 +29,8 @@ def cpp_attr_default(attr) -> str:
     """The attribute's default as the IR spells it (a str attribute's IR value)."""
     if attr.type == "str":
         return cpp_string(attr.ir_value(attr.default))
+    if attr.type == "int":
+        return str(int(attr.default))
     return cpp_bool(attr.default) if attr.type == "bool" else cpp_float(attr.default)
 
 

@@ -12,8 +12,8 @@ import textwrap
 from .common import BANNER
 
 PATH = "python/actgrad/ge/es/actgrad.py"
-PY_TYPES = {"float": "float", "bool": "bool", "str": "str"}
-TYPE_DOCS = {"float": "float value", "bool": "boolean value", "str": "string"}
+PY_TYPES = {"float": "float", "bool": "bool", "str": "str", "int": "int"}
+TYPE_DOCS = {"float": "float value", "bool": "boolean value", "str": "string", "int": "integer value"}
 
 
 def _default(attr) -> str:
@@ -21,6 +21,8 @@ def _default(attr) -> str:
         return repr(attr.ir_value(attr.default))
     if attr.type == "bool":
         return repr(bool(attr.default))
+    if attr.type == "int":
+        return repr(int(attr.default))
     value = float(attr.default)
     return ("-" if value < 0 else "") + "math.inf" if math.isinf(value) else repr(value)
 

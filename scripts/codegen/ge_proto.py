@@ -4,7 +4,7 @@ from __future__ import annotations
 from .common import CPP_BANNER, cpp_attr_default, ge_dtypes
 
 PATH = "framework/actgrad_ops_proto.h"
-GE_ATTR_TYPES = {"float": "Float", "bool": "Bool", "str": "String"}
+GE_ATTR_TYPES = {"float": "Float", "bool": "Bool", "str": "String", "int": "Int"}
 
 
 def _reg_op(op) -> str:

@@ -7,7 +7,7 @@ PATH = "op_host/actgrad_op_def.cpp"
 SOCS = ("ascend910b", "ascend910_93")
 ATTR_KINDS = {"float": "actgrad::npu::AttrKind::kFloat", "bool": "actgrad::npu::AttrKind::kBool",
               "str": "actgrad::npu::AttrKind::kString"}
-OPDEF_ATTR_SETTERS = {"float": "Float", "bool": "Bool", "str": "String"}
+OPDEF_ATTR_SETTERS = {"float": "Float", "bool": "Bool", "str": "String", "int": "Int"}
 
 
 def _attr_desc(op, attr) -> str:
@@ -16,6 +16,9 @@ def _attr_desc(op, attr) -> str:
 
 
 def _tiling_trampoline(op) -> str:
+    if op.family == "row":  # its one attribute is the Int axis, which the row TilingFunc reads itself
+        return (f"static ge::graphStatus {op.op_type}TilingFunc(gert::TilingContext* context)\n{{\n"
+                f"    return actgrad::npu::RowGradTilingFunc(context, \"{op.op_type}\");\n}}\n")
     # One TilingFunc per OpType: it tells the shared TilingFunc the op's name and its attributes' types (and a str
     # attribute's IR values, whose index the lowering takes), which gert::RuntimeAttrs cannot report.
     choices = "".join(

@@ -32,6 +32,8 @@ __all__ = [
     'ActgradGeluBackward',
     'ActgradFastGeluGrad',
     'ActgradMishBackward',
+    'ActgradSoftMaxBackward',
+    'ActgradLogSoftmaxBackward',
 ]
 
 
@@ -534,3 +536,51 @@ def ActgradMishBackward(
           diff_dst
     """
     return build('ActgradMishBackward', (src, diff_dst), {})
+
+
+def ActgradSoftMaxBackward(
+    diff_dst: Union[TensorHolder, TensorLike],
+    dst: Union[TensorHolder, TensorLike],
+    *,
+    axis: int = 1,
+) -> TensorHolder:
+    """ActgradSoftMaxBackward: diff_src = dst*(diff_dst - sum_axis(diff_dst*dst)).
+
+    Adds an ActgradSoftMaxBackward node; a Session runs it as the actgrad kernel on the twin
+    (torch.ops.actgrad.soft_max_backward).
+
+    Args:
+        diff_dst: TensorHolder or TensorLike object
+        dst: TensorHolder or TensorLike object
+        axis: integer value (optional): the softmax axis (negative counts from the back).
+    Returns:
+        TensorHolder: diff_src
+    Note: at least one of the following input arguments should be TensorHolder object:
+          diff_dst
+          dst
+    """
+    return build('ActgradSoftMaxBackward', (diff_dst, dst), {'axis': axis})
+
+
+def ActgradLogSoftmaxBackward(
+    diff_dst: Union[TensorHolder, TensorLike],
+    dst: Union[TensorHolder, TensorLike],
+    *,
+    axis: int = -1,
+) -> TensorHolder:
+    """ActgradLogSoftmaxBackward: diff_src = diff_dst - exp(dst)*sum_axis(diff_dst).
+
+    Adds an ActgradLogSoftmaxBackward node; a Session runs it as the actgrad kernel on the twin
+    (torch.ops.actgrad.log_softmax_backward).
+
+    Args:
+        diff_dst: TensorHolder or TensorLike object
+        dst: TensorHolder or TensorLike object
+        axis: integer value (optional): the log-softmax axis (negative counts from the back).
+    Returns:
+        TensorHolder: diff_src
+    Note: at least one of the following input arguments should be TensorHolder object:
+          diff_dst
+          dst
+    """
+    return build('ActgradLogSoftmaxBackward', (diff_dst, dst), {'axis': axis})

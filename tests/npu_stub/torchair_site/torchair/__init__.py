@@ -78,6 +78,7 @@ ge.attr = types.ModuleType("torchair.ge.attr")
 ge.attr.Float = lambda value: GeAttr("Float", value)
 ge.attr.Bool = lambda value: GeAttr("Bool", value)
 ge.attr.Str = lambda value: GeAttr("Str", value)
+ge.attr.Int = lambda value: GeAttr("Int", value)
 core = types.ModuleType("torchair.core")
 core._torchair = types.ModuleType("torchair.core._torchair")
 core._torchair.get_registered_ir_def = get_registered_ir_def
