@@ -555,7 +555,7 @@ ROW_REDUCTIONS: tuple[OpSpec, ...] = (
         origin="oneDNN Graph SoftMaxBackward (PyTorch _softmax_backward_data, CANN SoftmaxGrad)",
         cann_builtin="aclnnSoftmaxBackward",
         divergences="The row sum is accumulated in f32 for every dtype, in the order of the vector unit's "
-                    "reductions (docs/operators.md), and the result is rounded once (PyTorch's f16/bf16 CPU kernel "
+                    "reductions, and the result is rounded once (PyTorch's f16/bf16 CPU kernel "
                     "also accumulates in f32; oneDNN's f32 reference sums sequentially). NaN anywhere in a row, in "
                     "either input, gives NaN in the whole row. dst need not be a softmax output.",
         family="row",

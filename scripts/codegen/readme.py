@@ -61,7 +61,10 @@ def _section(op) -> str:
         f"- Forward tensor: `{op.saved}` is the {op.forward_tensor}; `{op.grad}` is the incoming gradient.\n"
         + (f"- Attributes:\n{attrs}" if attrs else "- Attributes: none\n")
         + f"- Dtypes: {', '.join(op.dtypes)} (one dtype for all tensors; float16/bfloat16 computed in float32).\n"
-        f"- torch op: `torch.ops.actgrad.{op.name}` and `.out`; GE IR: "
+        + ("- Kernel family: a row reduction along `axis`, the tensor viewed as [outer, R, inner] around it "
+           "([row_reductions.md](row_reductions.md): tiling, summation order, accuracy); the result is contiguous.\n"
+           if op.family == "row" else "")
+        + f"- torch op: `torch.ops.actgrad.{op.name}` and `.out`; GE IR: "
         f"`{op.op_type}({', '.join(op.inputs)}) -> {op.output}`; kernel `op_kernel/{op.kernel_name}.cpp`.\n"
         f"- Origin: {op.origin}. CANN built-in counterpart: {op.cann_builtin}; this package's aclnn API: "
         f"`{op.aclnn_api}`.\n"
