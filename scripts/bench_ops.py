@@ -9,7 +9,11 @@ same band test), ReluBackward with threshold_backward at 0; an operator ATen has
 its formula in eager PyTorch into a preallocated out (target: faster than that). Prints a table with the ratio
 actgrad time / ATen time (the project's target is <= 2x).
 
+The row reductions (softmax and log-softmax backward) are timed on --row-shapes, along the last axis and axis 0, next
+to ATen's _softmax_backward_data / _log_softmax_backward_data (.out), in a table of their own.
+
     python scripts/bench_ops.py [--numel 4194304] [--reps 15] [--dtypes float32,bfloat16] [--soc Ascend910B2]
+                                [--row-shapes 4096x1024,64x65536,65536x64]
 """
 from __future__ import annotations
 
@@ -114,6 +118,40 @@ def cases(actgrad, x, g, out_a, out_t):
     ]
 
 
+def row_cases(actgrad, shape: tuple[int, ...], dtype):
+    """The row reductions on `shape` along the last axis and axis 0: (name, actgrad call, ATen name, ATen call)."""
+    aten = torch.ops.aten
+    gen = torch.Generator().manual_seed(1)
+    logits = torch.randn(shape, generator=gen) * 3
+    g = torch.randn(shape, generator=gen).to(dtype)
+    out_a, out_t = torch.empty_like(g), torch.empty_like(g)
+    table = []
+    for axis in (len(shape) - 1, 0):
+        y = torch.softmax(logits, axis).to(dtype)
+        ly = torch.log_softmax(logits, axis).to(dtype)
+        where = f"{'x'.join(map(str, shape))},{axis}"
+        table += [
+            (f"soft_max_backward[{where}]",
+             lambda y=y, axis=axis: actgrad.soft_max_backward(g, y, axis, out=out_a), "_softmax_backward_data",
+             lambda y=y, axis=axis: aten._softmax_backward_data.out(g, y, axis, dtype, grad_input=out_t)),
+            (f"log_softmax_backward[{where}]",
+             lambda ly=ly, axis=axis: actgrad.log_softmax_backward(g, ly, axis, out=out_a), "_log_softmax_backward_data",
+             lambda ly=ly, axis=axis: aten._log_softmax_backward_data.out(g, ly, axis, dtype, grad_input=out_t)),
+        ]
+    return table
+
+
+def shape_list(text: str) -> list[tuple[int, ...]]:
+    """--row-shapes: comma-separated shapes, dimensions joined by x (4096x1024)."""
+    try:
+        shapes = [tuple(int(d) for d in item.split("x")) for item in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--row-shapes: expected shapes like 4096x1024,64x65536, got {text!r}") from None
+    if not all(shape and all(d > 0 for d in shape) for shape in shapes):
+        raise argparse.ArgumentTypeError(f"--row-shapes: dimensions must be positive, got {text!r}")
+    return shapes
+
+
 def eager_fast_gelu_grad(dy, x, out):
     """CANN FastGeluGrad's formula in eager PyTorch, written into out: dy*s*(1 + 1.702x*(1 - s)), s = sigmoid(1.702x)
     (PyTorch has no FastGelu backward)."""
@@ -130,6 +168,8 @@ def main() -> int:
     ap.add_argument("--dtypes", type=dtype_list, default="float32,bfloat16",
                     help="comma-separated among float32, bfloat16, float16 (default float32,bfloat16)")
     ap.add_argument("--soc", default=None, help="SoC profile the twin runs as (default: actgrad's default)")
+    ap.add_argument("--row-shapes", type=shape_list, default="4096x1024,64x65536,65536x64",
+                    help="shapes the row reductions run on (default 4096x1024,64x65536,65536x64)")
     args = ap.parse_args()
 
     import actgrad  # noqa: PLC0415
@@ -154,6 +194,16 @@ def main() -> int:
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     print(f"geometric mean ratio {geo:.2f}, max {max(ratios):.2f} (target <= 2); "
           f"load average now {os.getloadavg()[0]:.2f}")
+
+    print(f"\n{'row reduction [shape,axis]':<40}{'dtype':>9}{'actgrad ms':>12}{'ATen op':>28}{'ATen ms':>10}{'ratio':>8}")
+    row_ratios = []
+    for dname in args.dtypes:
+        table = [case for shape in args.row_shapes for case in row_cases(actgrad, shape, DTYPES[dname])]
+        medians = median_times([(fa, ft) for _, fa, _, ft in table], args.reps, args.warmup)
+        for (name, _, aname, _), (ta, tt) in zip(table, medians):
+            row_ratios.append(ta / tt)
+            print(f"{name:<40}{dname:>9}{ta * 1e3:>12.3f}{aname:>28}{tt * 1e3:>10.3f}{ta / tt:>8.2f}")
+    print(f"row reductions: max ratio {max(row_ratios):.2f} (target <= 2); load average now {os.getloadavg()[0]:.2f}")
     return 0
 
 

@@ -24,16 +24,25 @@ def test_median_times_runs_every_pair_in_every_round():
 @pytest.mark.parametrize("dtypes", ["float32", "bfloat16"])
 def test_bench_ops_reports_every_operator(dtypes):
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_ops.py"), "--numel", "4099", "--reps", "1",
-                             "--warmup", "0", "--dtypes", dtypes], capture_output=True, text=True)
+                             "--warmup", "0", "--dtypes", dtypes, "--row-shapes", "7x5,3x1x4"],
+                            capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    rows = [line.split() for line in lines[2:-1]]
+    geo = next(i for i, line in enumerate(lines) if line.startswith("geometric mean ratio "))
+    rows = [line.split() for line in lines[2:geo]]
     names = [row[0] for row in rows]
-    # every operator of the spec has a row (a form in parentheses after its name), in the spec's order
-    assert list(dict.fromkeys(name.split("(")[0] for name in names)) == [op.name for op in R.SPEC.OPS]
+    # every elementwise operator of the spec has a row (a form in parentheses after its name), in the spec's order
+    assert list(dict.fromkeys(name.split("(")[0] for name in names)) == [op.name for op in R.SPEC.ELEMENTWISE_OPS]
     # a ratio for every row (with one run of 4099 elements a hiccup on one side can print 0.00)
     assert all(row[1] == dtypes and float(row[-1]) >= 0 for row in rows)
-    assert lines[-1].startswith("geometric mean ratio ")
+    # then the row reductions: each operator on each shape along the last axis and axis 0
+    assert lines[geo + 2].startswith("row reduction [shape,axis]")
+    row_rows = [line.split() for line in lines[geo + 3:-1]]
+    want = [f"{op.name}[{shape},{axis}]" for shape, last in (("7x5", 1), ("3x1x4", 2)) for axis in (last, 0)
+            for op in R.SPEC.ROW_REDUCTIONS]
+    assert [row[0] for row in row_rows] == want
+    assert all(row[1] == dtypes and float(row[-1]) >= 0 for row in row_rows)
+    assert lines[-1].startswith("row reductions: max ratio ")
 
 
 def test_bench_ops_rejects_an_unknown_dtype_naming_the_argument():
