@@ -2,6 +2,8 @@
 import subprocess
 import sys
 
+import torch
+
 from actgrad import demo
 
 DTYPE_NAMES = {"float32", "float16", "bfloat16"}
@@ -28,6 +30,21 @@ def test_demo_passes_and_reports_every_case_under_the_function_users_call(capsys
     assert all(len(dtype_rows) == len(demo.DTYPES) and all("yes" in r for r in dtype_rows)
                for dtype_rows in rows.values())
     assert lines[-1] == "All operators within the contract's tolerance."
+
+
+def test_demo_runs_every_operator_of_the_spec():
+    from actgrad import spec
+    assert {case.op for case in demo.CASES} == {op.name for op in spec.OPS}
+
+
+def test_demo_holds_the_ulp_budget_outside_the_cancellation_regions_only():
+    # GELU's erf form around its derivative's zero (x ~ -0.75): the absolute bound applies there, not at x = 1
+    case = next(c for c in demo.CASES if c.call == "actgrad.gelu_backward(z, g)")
+    saved = torch.tensor([-0.7518, 1.0, -5.0])
+    grad = torch.ones(3)
+    exact = case.reference(saved.double(), grad.double())
+    off = exact.float() + torch.tensor([2e-7, 2e-7, 2e-7])  # within 1e-6*|g| everywhere, but ~27 ulp at x = 1
+    assert demo.absolute_bound_holds(case, saved, grad, off, exact).tolist() == [True, False, True]
 
 
 def test_demo_explains_its_columns_and_what_its_timings_are(capsys):
