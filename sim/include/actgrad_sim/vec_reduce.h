@@ -49,7 +49,7 @@ template <typename T> inline T StoreAs(float v) {
 
 // The lanes a level-0 mask enables in one repeat: bit k of hi:lo is lane k. `active` is 1 + the highest enabled lane
 // (0: nothing enabled, a NOP); `prefix` says the enabled lanes are exactly 0..active-1 (a count mask, or bits like one).
-struct LaneMask {
+struct RepeatMask {
     uint64_t lo = 0, hi = 0;
     uint32_t active = 0;
     bool prefix = true;
@@ -57,10 +57,10 @@ struct LaneMask {
 };
 
 template <typename T>
-LaneMask CountMask(int32_t mask, const char* api) {
+RepeatMask CountMask(int32_t mask, const char* api) {
     if (mask < 0 || uint32_t(mask) > kRepeatLanes<T>)
         Fail(ErrorKind::InvalidArgument, api, "mask ", mask, " is outside [0, ", kRepeatLanes<T>, "] for ", TypeName<T>());
-    LaneMask m;
+    RepeatMask m;
     m.active = uint32_t(mask);
     m.lo = mask >= 64 ? ~0ull : (1ull << mask) - 1;
     m.hi = mask > 64 ? (1ull << (mask - 64)) - 1 : 0;
@@ -69,9 +69,9 @@ LaneMask CountMask(int32_t mask, const char* api) {
 
 // mask[0] lanes 0..63, mask[1] lanes 64..127; for 4-byte T the high word is ignored (as the CPU debug checks do).
 template <typename T>
-LaneMask BitMask(const uint64_t mask[], const char* api) {
+RepeatMask BitMask(const uint64_t mask[], const char* api) {
     if (mask == nullptr) Fail(ErrorKind::InvalidArgument, api, "mask[] is a null pointer");
-    LaneMask m;
+    RepeatMask m;
     m.lo = mask[0];
     m.hi = sizeof(T) == 2 ? mask[1] : 0;
     m.active = m.hi != 0 ? 128 - uint32_t(__builtin_clzll(m.hi)) : m.lo != 0 ? 64 - uint32_t(__builtin_clzll(m.lo)) : 0;
@@ -92,7 +92,7 @@ uint64_t Level0Extent(uint32_t active, uint32_t repeat, uint32_t blkStride, uint
 
 // One repeat's lanes as float, disabled lanes +0: lane k is element (k / E) * blkStride * E + k % E of `base`.
 template <typename T>
-inline void LoadRepeat(float* lanes, const T* base, const LaneMask& m, uint32_t blkStride) {
+inline void LoadRepeat(float* lanes, const T* base, const RepeatMask& m, uint32_t blkStride) {
     constexpr uint32_t N = kRepeatLanes<T>, E = kBlockLanes<T>;
     if (m.prefix && blkStride == 1) {
         for (uint32_t k = 0; k < m.active; ++k) lanes[k] = LoadFloat(base, int32_t(k));
@@ -125,7 +125,7 @@ inline void CheckLevel0(int32_t repeat, int32_t dstRepStride, int32_t srcBlkStri
 // vcadd: one sum per repeat, written to dst[r * dstRepStride]. Repeats run front to back, each read before its sum is
 // written, as the hardware streams them (so an in-place reduction with dstRepStride <= its repeat length works).
 template <typename T>
-void WholeReduceSumRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, const LaneMask& m,
+void WholeReduceSumRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, const RepeatMask& m,
                        int32_t repeat, int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, const char* api) {
     CheckLevel0(repeat, dstRepStride, srcBlkStride, srcRepStride, api);
     const uint32_t r = uint32_t(repeat);
@@ -152,7 +152,7 @@ void WholeReduceSumRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
 // vcgadd: one sum per 32-byte block, the 8 sums of repeat r at dst[r * dstRepStride * 8]; a block with no enabled
 // lane keeps its dst element (A2/A3).
 template <typename T>
-void BlockReduceSumRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, const LaneMask& m,
+void BlockReduceSumRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, const RepeatMask& m,
                        int32_t repeat, int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, const char* api) {
     constexpr uint32_t E = kBlockLanes<T>;
     CheckLevel0(repeat, dstRepStride, srcBlkStride, srcRepStride, api);
@@ -203,7 +203,7 @@ float RepeatSumsInOrder(const T* src, uint32_t count, bool sat) {
 // K > 1, a vcadd of those K into dst[0] (else dst[0] = work[0]). The work contents are left as the hardware leaves them.
 template <typename T>
 void ReduceSumLevel0Run(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
-                        const AscendC::LocalTensor<T>& work, const LaneMask& m, int32_t repeat, int32_t srcRepStride) {
+                        const AscendC::LocalTensor<T>& work, const RepeatMask& m, int32_t repeat, int32_t srcRepStride) {
     const char* api = "ReduceSum";
     CheckRange(repeat, 0, INT32_MAX, api, "repeatTime");
     CheckRange(srcRepStride, 0, 65535, api, "srcRepStride");
