@@ -58,6 +58,9 @@ def load_spec():
 
 SPEC = load_spec()
 OP_NAMES = tuple(op.name for op in SPEC.OPS)
+# the elementwise operators (tests/refs holds a record for each) and the row reductions (ROW_F64 below)
+ELEMENTWISE_OP_NAMES = tuple(op.name for op in SPEC.ELEMENTWISE_OPS)
+ROW_OP_NAMES = tuple(op.name for op in SPEC.ROW_REDUCTIONS)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -365,6 +368,42 @@ def soft_plus_backward_f64(src, diff_dst, beta=1.0, threshold=math.inf):
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# float64 references of the row reductions (family "row"): a sum along `axis`, then an elementwise step
+# ----------------------------------------------------------------------------------------------------------------
+@quiet
+def _row_nan_policy(out, axis, *inputs):
+    """NaN anywhere in a row of any input (the elements sharing every index but `axis`) makes the whole row NaN."""
+    bad = np.zeros(np.shape(out), dtype=bool)
+    for a in inputs:
+        bad |= np.isnan(a).any(axis=axis, keepdims=True)
+    return np.where(bad, np.nan, out)
+
+
+def _as_rows(*arrays):
+    """A 0-dimensional array is one row of one element (as ATen and actgrad wrap axis 0 or -1 of it)."""
+    return [np.asarray(a, np.float64).reshape(np.shape(a) or (1,)) for a in arrays]
+
+
+@quiet
+def softmax_backward_f64(diff_dst, dst, axis):
+    """oneDNN SoftMaxBackward / ATen _softmax_backward_data: dst*(diff_dst - sum_axis(diff_dst*dst))."""
+    g, d = _as_rows(diff_dst, dst)
+    out = d * (g - (g * d).sum(axis=axis, keepdims=True))
+    return _row_nan_policy(out, axis, g, d).reshape(np.shape(dst))
+
+
+@quiet
+def log_softmax_backward_f64(diff_dst, dst, axis):
+    """oneDNN LogSoftmaxBackward / ATen _log_softmax_backward_data: diff_dst - exp(dst)*sum_axis(diff_dst)."""
+    g, d = _as_rows(diff_dst, dst)
+    out = g - np.exp(d) * g.sum(axis=axis, keepdims=True)
+    return _row_nan_policy(out, axis, g, d).reshape(np.shape(dst))
+
+
+ROW_F64 = {"soft_max_backward": softmax_backward_f64, "log_softmax_backward": log_softmax_backward_f64}
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # Where the ulp targets of the transcendental ops apply
 # ----------------------------------------------------------------------------------------------------------------
 ULP_TARGET = {torch.float32: 4, torch.float16: 1, torch.bfloat16: 1}
@@ -462,9 +501,11 @@ from refs import founding, piecewise_linear, sigmoid_family, smooth_gates  # noq
 
 REFS = {r.op: r for group in (founding, piecewise_linear, sigmoid_family, smooth_gates) for r in group.REFS}
 
-# Attribute values used when a test does not choose them: the spec's defaults, and the record's for required ones.
-DEFAULT_ATTRS = {op.name: {**{a.name: a.default for a in op.attrs if not a.required}, **REFS[op.name].required}
-                 for op in SPEC.OPS if op.name in REFS}
+# Attribute values used when a test does not choose them: the spec's defaults, and the record's for required ones
+# (a row operator's: its default axis).
+DEFAULT_ATTRS = {op.name: {**{a.name: a.default for a in op.attrs if not a.required},
+                           **(REFS[op.name].required if op.name in REFS else {})}
+                 for op in SPEC.OPS}
 
 
 def full(op: str, attrs: dict) -> dict:
