@@ -136,9 +136,10 @@ void CheckOutAliases(const std::string& fn, const std::string& opType, const at:
     }
 }
 
-actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
-                                      const at::Tensor& out, const std::vector<double>& attrs, const std::string& soc,
-                                      int64_t threads) {
+namespace {
+
+// The tensors of a launch: contiguous CPU tensors of one supported dtype and size, not empty. Returns the dtype.
+DtypeKey CheckLaunchTensors(const at::Tensor& in0, const at::Tensor& in1, const at::Tensor& out) {
     const DtypeKey key = KeyOf(in0);
     for (const at::Tensor* t : {&in0, &in1, &out}) {
         TORCH_CHECK(t->device().is_cpu(), "actgrad twin launch: tensors must be on the CPU");
@@ -147,6 +148,11 @@ actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tenso
         TORCH_CHECK(t->numel() == in0.numel(), "actgrad twin launch: tensors must have the same number of elements");
     }
     TORCH_CHECK(in0.numel() > 0, "actgrad twin launch: empty tensors launch no kernel");
+    return key;
+}
+
+// Where the blocks of a launch of `numel` elements run. threads 0: ATen's intra-op pool, see LaunchOnTwin.
+actgrad_sim::LaunchOptions PoolOptions(int64_t numel, int64_t threads) {
     TORCH_CHECK(threads >= 0, "actgrad twin launch: threads must be >= 0");
     // blocks run on ATen's intra-op pool: a second pool would fight ATen's spinning threads for the cores. Below
     // ATen's own grain size the launch stays on the calling thread, as ATen's elementwise kernels do: waking the
@@ -155,7 +161,7 @@ actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tenso
     if (threads > 0) {
         options.threads = uint32_t(threads);
     } else {
-        const bool small = in0.numel() < at::internal::GRAIN_SIZE;
+        const bool small = numel < at::internal::GRAIN_SIZE;
         options.threads = small ? 1u : uint32_t(std::max(1, at::get_num_threads()));
         if (const uint32_t cap = AsValueError([] { return actgrad_sim::EnvThreads(); }))
             options.threads = std::min(options.threads, cap);
@@ -165,8 +171,33 @@ actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tenso
             for (int64_t w = begin; w < end; ++w) job(uint32_t(w));
         });
     };
+    return options;
+}
+
+}  // namespace
+
+actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
+                                      const at::Tensor& out, const std::vector<double>& attrs, const std::string& soc,
+                                      int64_t threads) {
+    const DtypeKey key = CheckLaunchTensors(in0, in1, out);
     return RunOnTwin(opType, in0.data_ptr(), in1.data_ptr(), out.data_ptr(), uint64_t(in0.numel()), key, attrs, soc,
-                     options);
+                     PoolOptions(in0.numel(), threads));
+}
+
+actgrad_sim::LaunchStats LaunchRowsOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
+                                          const at::Tensor& out, int64_t outer, int64_t rows, int64_t inner,
+                                          const std::string& soc, int64_t threads) {
+    const DtypeKey key = CheckLaunchTensors(in0, in1, out);
+    TORCH_CHECK_VALUE(outer > 0 && rows > 0 && inner > 0, "actgrad twin launch_rows: outer, rows and inner must be > 0, "
+                      "got ", outer, ", ", rows, ", ", inner);
+    const int64_t numel = in0.numel();
+    const bool fits = numel % outer == 0 && numel / outer % rows == 0 && numel / outer / rows == inner;
+    TORCH_CHECK_VALUE(fits, "actgrad twin launch_rows: outer * rows * inner = ", outer,
+                      " * ", rows, " * ", inner, " must equal the tensors' ", in0.numel(), " elements");
+    return AsValueError([&] {
+        return RunRowsOnTwin(opType, in0.data_ptr(), in1.data_ptr(), out.data_ptr(), uint64_t(outer), uint64_t(rows),
+                             uint64_t(inner), key, soc, PoolOptions(in0.numel(), threads));
+    });
 }
 
 void RegisterTwinKernels(const TorchOpSpec& spec) {

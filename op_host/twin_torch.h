@@ -41,6 +41,13 @@ actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tenso
                                       const at::Tensor& out, const std::vector<double>& attrs, const std::string& soc,
                                       int64_t threads);
 
+// Runs a row-reduction operator's kernel (row_op_registry.inc) on the twin as `soc` over the [outer, rows, inner]
+// view of in0 (diff_dst), in1 (dst) and out, with the checks and threads of LaunchOnTwin; out may be in0 itself.
+// Sizes that do not multiply to the tensors' element count raise ValueError.
+actgrad_sim::LaunchStats LaunchRowsOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
+                                          const at::Tensor& out, int64_t outer, int64_t rows, int64_t inner,
+                                          const std::string& soc, int64_t threads);
+
 // The CPU kernels of spec's operator: LaunchOnTwin on the thread's SoC (SetThreadSoc), else DefaultSoc().
 void RegisterTwinKernels(const TorchOpSpec& spec);
 
