@@ -108,10 +108,11 @@ uint64_t RowUbBytesUsed(const RowGradTiling& t) {
 
 RowGradTiling ComputeRowTiling(uint64_t outer, uint64_t rowLength, uint64_t inner, DtypeKey dtype,
                                const SocResources& soc) {
-    for (const auto& [name, value] : {std::pair<const char*, uint64_t>{"outer", outer}, {"rowLength", rowLength},
-                                      {"inner", inner}})
-        if (value == 0)
-            throw std::invalid_argument(std::string("row tiling: ") + name +
+    const char* const names[] = {"outer", "rowLength", "inner"};
+    const uint64_t sizes[] = {outer, rowLength, inner};
+    for (int i = 0; i < 3; ++i)
+        if (sizes[i] == 0)
+            throw std::invalid_argument(std::string("row tiling: ") + names[i] +
                                         " must be > 0 (empty tensors launch no kernel)");
     const uint64_t size = DtypeSize(dtype);
     const uint64_t maxElems = uint64_t(std::numeric_limits<int64_t>::max()) / size;
