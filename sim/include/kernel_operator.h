@@ -13,6 +13,7 @@
 #include "actgrad_sim/vec_arith.h"
 #include "actgrad_sim/vec_cast.h"
 #include "actgrad_sim/vec_cmpsel.h"
+#include "actgrad_sim/vec_reduce.h"
 #include "actgrad_sim/adv_math.h"
 #include "actgrad_sim/sync.h"
 #include "actgrad_sim/launcher.h"

@@ -14,16 +14,17 @@ uint32_t UbOffset(const AscendC::LocalTensor<T>& t) {
     return uint32_t(t.BytePtr() - tlBlock->ub);
 }
 
-// Live, in UB, 32-byte aligned, and at least `bytes` long.
+// Live, in UB, `align`-byte aligned (32 for all but a few reduction outputs), and at least `bytes` long.
 template <typename T>
-void CheckUbOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api, const char* name) {
+void CheckUbOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api, const char* name,
+                    uint32_t align = kBlockBytes) {
     t.CheckLive(api);
     const BufferRecord* r = t.Record();
     if (r->pos != AscendC::TPosition::VECIN && r->pos != AscendC::TPosition::VECOUT && r->pos != AscendC::TPosition::VECCALC)
         Fail(ErrorKind::InvalidArgument, api, name, " is in position ", PositionName(r->pos), ", expected VECIN/VECOUT/VECCALC");
     const uint32_t off = UbOffset(t);
-    if (off % kBlockBytes != 0)
-        Fail(ErrorKind::Alignment, api, name, " starts at UB offset ", off, ", which is not 32-byte aligned");
+    if (off % align != 0)
+        Fail(ErrorKind::Alignment, api, name, " starts at UB offset ", off, ", which is not ", align, "-byte aligned");
     if (bytes > t.GetLength())
         Fail(ErrorKind::OutOfBounds, api, name, " needs ", bytes, " bytes but the tensor has only ", t.GetLength(),
              " (", t.GetSize(), " elements of ", TypeName<T>(), ")");
@@ -37,8 +38,9 @@ inline bool Ordered(const BufferRecord& r, AscendC::HardEvent e, uint64_t seq) {
 }
 
 template <typename T>
-void CheckVectorOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api, const char* name, Access access) {
-    CheckUbOperand(t, bytes, api, name);
+void CheckVectorOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api, const char* name, Access access,
+                        uint32_t align = kBlockBytes) {
+    CheckUbOperand(t, bytes, api, name, align);
     BlockContext& ctx = *tlBlock;
     BufferRecord* r = t.Record();
     if (r->IsQueue() && r->state == BufState::ENQUE)
