@@ -508,6 +508,14 @@ DEFAULT_ATTRS = {op.name: {**{a.name: a.default for a in op.attrs if not a.requi
                  for op in SPEC.OPS}
 
 
+def typical_attrs(op: str) -> dict:
+    """Attributes that make a call non-trivial: the record's required and typical ones; a row reduction's axis 0,
+    which neither operator's default is (on a matrix: columns, strided rows)."""
+    if op in REFS:
+        return {**REFS[op].required, **REFS[op].typical}
+    return {"axis": 0}
+
+
 def full(op: str, attrs: dict) -> dict:
     return {**DEFAULT_ATTRS[op], **attrs}
 
