@@ -190,11 +190,12 @@ bool IsRowOp(const std::string& opType) {
 // The [outer, R, inner] sizes of `t` at the row operator's axis, attrs[0], wrapped into [0, rank) by the torch
 // kernels (a 0-dimensional tensor is one row of one element).
 std::array<int64_t, 3> RowView(const std::string& opType, const at::Tensor& t, const std::vector<double>& attrs) {
-    TORCH_CHECK(attrs.size() == 1, "actgrad twin launch: ", opType, " takes one attribute, the axis; got ",
-                attrs.size());
+    TORCH_CHECK_VALUE(attrs.size() == 1, "actgrad twin launch: ", opType, " takes one attribute, the axis; got ",
+                      attrs.size());
     const int64_t axis = int64_t(attrs[0]);
-    TORCH_CHECK(double(axis) == attrs[0] && 0 <= axis && axis < std::max<int64_t>(t.dim(), 1), "actgrad twin launch: ",
-                opType, ": the axis must be wrapped into [0, rank) for a tensor of rank ", t.dim(), ", got ", attrs[0]);
+    TORCH_CHECK_VALUE(double(axis) == attrs[0] && 0 <= axis && axis < std::max<int64_t>(t.dim(), 1),
+                      "actgrad twin launch: ", opType, ": the axis must be wrapped into [0, rank) for a tensor of rank ",
+                      t.dim(), ", got ", attrs[0]);
     std::array<int64_t, 3> view{1, 1, 1};
     for (int64_t d = 0; d < t.dim(); ++d) view[d < axis ? 0 : d == axis ? 1 : 2] *= t.size(d);
     return view;

@@ -402,6 +402,33 @@ def log_softmax_backward_f64(diff_dst, dst, axis):
 
 ROW_F64 = {"soft_max_backward": softmax_backward_f64, "log_softmax_backward": log_softmax_backward_f64}
 
+U = 2.0 ** -24  # the unit roundoff of float32
+TINY = 2.0 ** -149  # the smallest f32 subnormal: what an underflowing f32 step may lose, per step
+
+
+@quiet
+def row_f32_error_bound(op, g, d, axis):
+    """|f32 result - float64 value| of one f32 evaluation of the formula, per element (u = 2**-24):
+    * softmax, dst*(g - s) with s = sum(g*dst): s carries at most R*u*sum|g*dst| (R products rounded and R-1
+      additions, in any order), g - s and the product with dst one rounding each:
+          |dst|*(R*u*sum|g*dst| + 2*u*(|g| + |s|)) + (R + 2)*TINY
+    * log-softmax, g - exp(dst)*s with s = sum(g): s carries R*u*sum|g|, exp(dst) 4 f32 ulps (<= 8u relative, the
+      accuracy target of one transcendental factor), the product and the difference one rounding each:
+          exp(dst)*(R*u*sum|g| + 10*u*|s|) + u*|g| + (R + 2)*TINY
+    (TINY: an underflowing f32 step loses at most one subnormal ulp.) A wrong formula misses by about |dst*s| or
+    exp(dst)*|s| instead (tests/test_softmax_backward.py, test_the_bound_rejects_a_wrong_formula)."""
+    g, d = (np.asarray(a, np.float64).reshape(np.shape(a) or (1,)) for a in (g, d))
+    r = g.shape[axis]
+    if op == "soft_max_backward":
+        s = (g * d).sum(axis=axis, keepdims=True)
+        total = np.abs(g * d).sum(axis=axis, keepdims=True)
+        bound = np.abs(d) * (r * U * total + 2 * U * (np.abs(g) + np.abs(s)))
+    else:
+        s = g.sum(axis=axis, keepdims=True)
+        total = np.abs(g).sum(axis=axis, keepdims=True)
+        bound = np.exp(d) * (r * U * total + 10 * U * np.abs(s)) + U * np.abs(g)
+    return bound + (r + 2) * TINY
+
 
 # ----------------------------------------------------------------------------------------------------------------
 # Where the ulp targets of the transcendental ops apply

@@ -155,7 +155,10 @@ def test_bad_sizes():
     dd = torch.zeros(4, 6)
     with pytest.raises(ValueError, match="outer \\* rows \\* inner"):
         RR._C.launch_rows("ActgradSoftMaxBackward", dd, dd.clone(), torch.empty_like(dd), 4, 5, 1, RR.SOC)
-    with pytest.raises(ValueError, match="launch_rows"):
+    # _C.launch runs a row operator over the view at its axis (attrs[0], wrapped), which it needs
+    with pytest.raises(ValueError, match="takes one attribute, the axis"):
         RR._C.launch("ActgradSoftMaxBackward", dd, dd.clone(), torch.empty_like(dd), [], RR.SOC)
+    with pytest.raises(ValueError, match=r"axis must be wrapped into \[0, rank\)"):
+        RR._C.launch("ActgradSoftMaxBackward", dd, dd.clone(), torch.empty_like(dd), [-1.0], RR.SOC)
     with pytest.raises(ValueError, match="is elementwise"):
         RR._C.launch_rows("ActgradReluBackward", dd, dd.clone(), torch.empty_like(dd), 4, 6, 1, RR.SOC)

@@ -20,8 +20,6 @@ from actgrad.autograd import double_backward_message  # noqa: E402
 
 ROW_OPS = ("soft_max_backward", "log_softmax_backward")
 DTYPES = H.DTYPES
-U = 2.0 ** -24  # the unit roundoff of float32
-TINY = 2.0 ** -149  # the smallest f32 subnormal: what an underflowing f32 step may lose, per step
 
 
 def fn(op):
@@ -54,31 +52,7 @@ def make_inputs(op, shape, axis, dtype, kind, seed=0):
     return diff_dst.to(dtype), dst.to(dtype)
 
 
-# ------------------------------------------------------------------------------------------------ the bound
-@R.quiet
-def f32_error_bound(op, g, d, axis):
-    """|f32 result - float64 value| of one f32 evaluation of the formula, per element (u = 2**-24):
-    * softmax, dst*(g - s) with s = sum(g*dst): s carries at most R*u*sum|g*dst| (R products rounded and R-1
-      additions, in any order), g - s and the product with dst one rounding each:
-          |dst|*(R*u*sum|g*dst| + 2*u*(|g| + |s|)) + (R + 2)*TINY
-    * log-softmax, g - exp(dst)*s with s = sum(g): s carries R*u*sum|g|, exp(dst) 4 f32 ulps (<= 8u relative, the
-      accuracy target of one transcendental factor), the product and the difference one rounding each:
-          exp(dst)*(R*u*sum|g| + 10*u*|s|) + u*|g| + (R + 2)*TINY
-    (TINY: an underflowing f32 step loses at most one subnormal ulp.) A wrong formula misses by about |dst*s| or
-    exp(dst)*|s| instead: see test_the_bound_rejects_a_wrong_formula."""
-    g, d = (np.asarray(a, np.float64).reshape(np.shape(a) or (1,)) for a in (g, d))
-    r = g.shape[axis]
-    if op == "soft_max_backward":
-        s = (g * d).sum(axis=axis, keepdims=True)
-        total = np.abs(g * d).sum(axis=axis, keepdims=True)
-        bound = np.abs(d) * (r * U * total + 2 * U * (np.abs(g) + np.abs(s)))
-    else:
-        s = g.sum(axis=axis, keepdims=True)
-        total = np.abs(g).sum(axis=axis, keepdims=True)
-        bound = np.exp(d) * (r * U * total + 10 * U * np.abs(s)) + U * np.abs(g)
-    return bound + (r + 2) * TINY
-
-
+# ------------------------------------------------------------------------------------------------ the check
 @R.quiet
 def check_values(op, got, diff_dst, dst, axis, what="", reference=None):
     """got within the bound of the float64 formula: |got - ref| <= f32 bound (float32), or 1 ulp of the output dtype
@@ -87,7 +61,7 @@ def check_values(op, got, diff_dst, dst, axis, what="", reference=None):
     g, d = R.exact(diff_dst), R.exact(dst)
     wrapped = axis % max(dst.dim(), 1)
     ref = (reference or R.ROW_F64[op])(g, d, wrapped).reshape(-1)
-    bound = f32_error_bound(op, g, d, wrapped).reshape(-1)
+    bound = R.row_f32_error_bound(op, g, d, wrapped).reshape(-1)
     if dst.dtype != torch.float32:
         bound = bound + R.ulp_of(R.round_f64(ref, dst.dtype))
     out = R.exact(got).reshape(-1)
@@ -141,6 +115,9 @@ def test_values_of_long_rows(op, dtype):
 @pytest.mark.parametrize("op", ROW_OPS)
 def test_values_of_a_row_of_a_million(op):
     """A row longer than UB holds: the kernel sums it chunk by chunk first (two passes)."""
+    op_type = R.SPEC.BY_NAME[op].op_type
+    for dtype in ("float32", "bfloat16"):
+        assert _C.plan_rows(op_type, 1, 1 << 20, 1, dtype, actgrad.default_soc())["two_pass"]
     run_and_check(op, (1, 1 << 20), 1, torch.float32, "forward", seed=6)
     run_and_check(op, (1 << 20,), 0, torch.bfloat16, "synthetic", seed=7)
 
@@ -251,7 +228,8 @@ def _bits(t):
 @pytest.mark.parametrize("dtype", DTYPES, ids=H.DTYPE_IDS.get)
 @pytest.mark.parametrize("op", ROW_OPS)
 def test_out_and_in_place_equal_the_functional_result(op, dtype):
-    for shape, axis in [((6, 33), 1), ((6, 33), 0), ((2, 5, 3), 1)]:
+    # the last two: rows longer than UB (two passes), strided and not, in place too
+    for shape, axis in [((6, 33), 1), ((6, 33), 0), ((2, 5, 3), 1), ((1, 1 << 18), 1), ((2, 100000, 3), 1)]:
         g, d = make_inputs(op, shape, axis, dtype, "synthetic", seed=11)
         g0, d0 = _bits(g), _bits(d)
         want = fn(op)(g, d, axis)
@@ -471,7 +449,7 @@ def test_drop_in_values_are_atens(name, op, forward, dtype):
         got = getattr(actgrad.aten, name)(grad, dst, dim, dtype)
         want = getattr(torch.ops.aten, name)(grad, dst, dim, dtype)
         assert got.dtype == want.dtype == dtype and got.is_contiguous()
-        bound = 2 * f32_error_bound(op, R.exact(grad), R.exact(dst), dim % dst.dim()).reshape(-1)
+        bound = 2 * R.row_f32_error_bound(op, R.exact(grad), R.exact(dst), dim % dst.dim()).reshape(-1)
         if dtype != torch.float32:
             bound = bound + 2 * R.ulp_of(want)
         err = np.abs(R.exact(got) - R.exact(want)).reshape(-1)
