@@ -185,6 +185,21 @@ def test_launch_stats_writes_every_element_once(op):
     assert all(b.ub_high_water > 0 for b in stats.blocks) and len(stats.blocks) == stats.block_dim > 1
 
 
+@pytest.mark.parametrize("op", ROW_OPS)
+def test_twin_launch_runs_the_rows_at_the_axis(op):
+    """_C.launch (what the torch kernels call) runs a row operator as _C.launch_rows over [outer, R, inner] of the
+    shape at the wrapped axis: the same bits, rank 0 as one row of one element."""
+    op_type, soc = R.SPEC.BY_NAME[op].op_type, actgrad.default_soc()
+    for shape, axis in [((4, 7), 1), ((4, 7), 0), ((2, 3, 4, 5), 2), ((6,), 0), ((), 0)]:
+        g, d = make_inputs(op, shape, axis, torch.float32, "synthetic", seed=17)
+        outer, r = math.prod(shape[:axis]), (shape[axis] if shape else 1)
+        inner = math.prod(shape[axis + 1:])
+        by_axis, by_view = torch.empty_like(g), torch.empty_like(g)
+        _C.launch(op_type, g, d, by_axis, [float(axis)], soc)
+        _C.launch_rows(op_type, g, d, by_view, outer, r, inner, soc)
+        assert H.bits_equal(by_axis, by_view) and H.bits_equal(by_axis, fn(op)(g, d, axis)), shape
+
+
 # ------------------------------------------------------------------------------------------------ NaN
 @pytest.mark.parametrize("where", ["diff_dst", "dst"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=H.DTYPE_IDS.get)
