@@ -33,6 +33,7 @@ NPU_BRIDGE_RETRY = ("With torch_npu installed and CANN's set_env.sh sourced (ASC
 def twin_extension():
     sources = sorted(glob.glob("op_kernel/*.cpp")) + [
         "op_host/elementwise_tiling.cpp",
+        "op_host/row_tiling.cpp",
         "op_host/lower_attrs.cpp",
         "op_host/autograd_kernels.cpp",
         "op_host/torch_kernels.cpp",

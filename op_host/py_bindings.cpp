@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "elementwise_tiling.h"
+#include "row_tiling.h"
 #include "lower_attrs.h"
 #include "autograd_kernels.h"
 #include "twin_torch.h"
@@ -53,6 +54,20 @@ py::object Launch(const std::string& opType, const at::Tensor& in0, const at::Te
         launchStats = LaunchOnTwin(opType, in0, in1, out, attrs, soc, threads);
     }
     // building a dict per block costs about a microsecond each: only when asked
+    return stats ? py::object(StatsDict(launchStats)) : py::object(py::none());
+}
+
+py::object LaunchRows(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1, const at::Tensor& out,
+                      int64_t outer, int64_t rows, int64_t inner, const std::string& soc, int64_t threads, bool stats) {
+    // a tile is read before its results are written: out may be the gradient (in0, diff_dst) itself, nothing else it
+    // overlaps (the launch requires contiguous tensors of one size, so the same start is the same elements)
+    const bool inPlace = out.data_ptr() == in0.data_ptr() && out.numel() == in0.numel();
+    if (!inPlace) CheckOutAliases("actgrad twin launch_rows (" + opType + ")", opType, in0, in1, out);
+    actgrad_sim::LaunchStats launchStats;
+    {
+        py::gil_scoped_release release;
+        launchStats = LaunchRowsOnTwin(opType, in0, in1, out, outer, rows, inner, soc, threads);
+    }
     return stats ? py::object(StatsDict(launchStats)) : py::object(py::none());
 }
 
@@ -105,6 +120,42 @@ py::dict Tiling(const std::string& opType, uint64_t numel, const std::string& dt
     return d;
 }
 
+py::dict PlanRows(const std::string& opType, uint64_t outer, uint64_t rows, uint64_t inner, const std::string& dtype,
+                  const std::string& soc) {
+    const RowGradTiling t = PlanRowsOnTwin(opType, outer, rows, inner, KeyOfName(dtype), soc);
+    py::list blocks;
+    for (uint32_t b = 0; b < t.blockDim; ++b) {
+        uint64_t first = 0, count = 0;
+        RowBlockRange(t, b, first, count);
+        py::dict d;
+        d["first_unit"] = first;
+        d["units"] = count;
+        blocks.append(d);
+    }
+    py::dict d;
+    d["op_type"] = opType;
+    d["soc"] = soc;
+    d["dtype"] = dtype;
+    d["outer"] = t.outer;
+    d["row_length"] = t.rowLength;
+    d["inner"] = t.inner;
+    d["units"] = t.units;
+    d["units_per_block"] = t.unitsPerBlock;
+    d["blocks_with_extra_unit"] = t.blocksWithExtraUnit;
+    d["block_dim"] = t.blockDim;
+    d["two_pass"] = bool(t.twoPass);
+    d["tile_slices"] = t.tileSlices;
+    d["slice_length"] = t.sliceLength;
+    d["slice_stride"] = t.sliceStride;
+    d["column_chunks"] = t.columnChunks;
+    d["sum_elems"] = t.sumElems;
+    d["work_elems"] = t.workElems;
+    d["ub_bytes_used"] = RowUbBytesUsed(t);
+    d["ub_bytes_available"] = TwinSocResources(actgrad_sim::FindSoc(soc)).ubBytes;
+    d["blocks"] = blocks;
+    return d;
+}
+
 std::vector<std::string> Socs() {
     std::vector<std::string> names;
     for (const auto& p : actgrad_sim::SocProfiles()) names.push_back(p.name);
@@ -118,6 +169,12 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.doc() = "actgrad twin backend: runs the Ascend C kernels on the CPU twin of the Ascend C runtime";
     m.def("launch", &actgrad::Launch, py::arg("op_type"), py::arg("in0"), py::arg("in1"), py::arg("out"), py::arg("attrs"),
           py::arg("soc"), py::arg("threads") = 0, py::arg("stats") = false);
+    // row reductions (SoftMaxBackward, LogSoftmaxBackward) over the [outer, rows, inner] view of the tensors
+    m.def("launch_rows", &actgrad::LaunchRows, py::arg("op_type"), py::arg("in0"), py::arg("in1"), py::arg("out"),
+          py::arg("outer"), py::arg("rows"), py::arg("inner"), py::arg("soc"), py::arg("threads") = 0,
+          py::arg("stats") = false);
+    m.def("plan_rows", &actgrad::PlanRows, py::arg("op_type"), py::arg("outer"), py::arg("rows"), py::arg("inner"),
+          py::arg("dtype"), py::arg("soc"));
     m.def("check_attrs", &actgrad::CheckAttrs, py::arg("op_type"), py::arg("attrs"));
     m.def("tiling", &actgrad::Tiling, py::arg("op_type"), py::arg("numel"), py::arg("dtype"), py::arg("soc"),
           py::arg("attrs") = std::vector<double>());

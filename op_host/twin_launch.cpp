@@ -7,7 +7,10 @@
 #include "lower_attrs.h"
 
 #define ACTGRAD_OP(OpType, kernel, Functor, KnownAs) extern "C" void kernel(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
+#define ACTGRAD_ROW_OP ACTGRAD_OP
 #include "op_registry.inc"
+#include "row_op_registry.inc"
+#undef ACTGRAD_ROW_OP
 #undef ACTGRAD_OP
 
 namespace actgrad {
@@ -19,17 +22,28 @@ struct TwinKernel {
     const char* opType;
     const char* name;
     KernelFn kernel;
+    bool rows;  // a row reduction (row_grad.h), else elementwise (elementwise_grad.h)
 };
 
 const TwinKernel kKernels[] = {
-#define ACTGRAD_OP(OpType, kernel, Functor, KnownAs) {#OpType, #kernel, &kernel},
+#define ACTGRAD_OP(OpType, kernel, Functor, KnownAs) {#OpType, #kernel, &kernel, false},
+#define ACTGRAD_ROW_OP(OpType, kernel, Functor, KnownAs) {#OpType, #kernel, &kernel, true},
 #include "op_registry.inc"
+#include "row_op_registry.inc"
+#undef ACTGRAD_ROW_OP
 #undef ACTGRAD_OP
 };
 
-const TwinKernel& FindKernel(const std::string& opType) {
-    for (const auto& k : kKernels)
-        if (opType == k.opType) return k;
+// The operator's kernel; `rows`: the launch is a row reduction's (RunRowsOnTwin), else an elementwise one's.
+const TwinKernel& FindKernel(const std::string& opType, bool rows) {
+    for (const auto& k : kKernels) {
+        if (opType != k.opType) continue;
+        if (k.rows != rows)
+            throw std::invalid_argument("actgrad operator '" + opType + "' is " +
+                                        (k.rows ? "a row reduction: launch it with launch_rows"
+                                                : "elementwise: launch it with launch"));
+        return k;
+    }
     throw std::invalid_argument("unknown actgrad operator '" + opType + "'");
 }
 
@@ -67,9 +81,29 @@ ElementwiseGradTiling PlanOnTwin(const std::string& opType, uint64_t numel, Dtyp
 actgrad_sim::LaunchStats RunOnTwin(const std::string& opType, void* in0, void* in1, void* out, uint64_t numel,
                                    DtypeKey dtype, const std::vector<double>& attrs, const std::string& soc,
                                    actgrad_sim::LaunchOptions options) {
-    const TwinKernel& k = FindKernel(opType);
+    const TwinKernel& k = FindKernel(opType, false);
     ElementwiseGradTiling tiling = PlanOnTwin(opType, numel, dtype, soc, attrs);
     const uint64_t bytes = numel * DtypeSize(dtype);
+    options.soc = &actgrad_sim::FindSoc(soc);
+    for (void* p : {in0, in1, out}) options.gmRegions.push_back({uintptr_t(p), uintptr_t(p) + bytes});
+    return actgrad_sim::Launch(k.name, k.kernel, tiling.blockDim, options, GM_ADDR(in0), GM_ADDR(in1), GM_ADDR(out),
+                               GM_ADDR(nullptr), reinterpret_cast<GM_ADDR>(&tiling));
+}
+
+RowGradTiling PlanRowsOnTwin(const std::string& opType, uint64_t outer, uint64_t rowLength, uint64_t inner,
+                             DtypeKey dtype, const std::string& soc) {
+    FindKernel(opType, true);
+    const actgrad_sim::SocProfile& profile = actgrad_sim::FindSoc(soc);
+    RequireKernelTarget(profile, opType);
+    return ComputeRowTiling(outer, rowLength, inner, dtype, TwinSocResources(profile));
+}
+
+actgrad_sim::LaunchStats RunRowsOnTwin(const std::string& opType, void* in0, void* in1, void* out, uint64_t outer,
+                                       uint64_t rowLength, uint64_t inner, DtypeKey dtype, const std::string& soc,
+                                       actgrad_sim::LaunchOptions options) {
+    const TwinKernel& k = FindKernel(opType, true);
+    RowGradTiling tiling = PlanRowsOnTwin(opType, outer, rowLength, inner, dtype, soc);
+    const uint64_t bytes = outer * rowLength * inner * DtypeSize(dtype);
     options.soc = &actgrad_sim::FindSoc(soc);
     for (void* p : {in0, in1, out}) options.gmRegions.push_back({uintptr_t(p), uintptr_t(p) + bytes});
     return actgrad_sim::Launch(k.name, k.kernel, tiling.blockDim, options, GM_ADDR(in0), GM_ADDR(in1), GM_ADDR(out),

@@ -4,6 +4,7 @@
 #include <ATen/TensorIterator.h>  // at::internal::GRAIN_SIZE
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -136,9 +137,10 @@ void CheckOutAliases(const std::string& fn, const std::string& opType, const at:
     }
 }
 
-actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
-                                      const at::Tensor& out, const std::vector<double>& attrs, const std::string& soc,
-                                      int64_t threads) {
+namespace {
+
+// The tensors of a launch: contiguous CPU tensors of one supported dtype and size, not empty. Returns the dtype.
+DtypeKey CheckLaunchTensors(const at::Tensor& in0, const at::Tensor& in1, const at::Tensor& out) {
     const DtypeKey key = KeyOf(in0);
     for (const at::Tensor* t : {&in0, &in1, &out}) {
         TORCH_CHECK(t->device().is_cpu(), "actgrad twin launch: tensors must be on the CPU");
@@ -147,6 +149,11 @@ actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tenso
         TORCH_CHECK(t->numel() == in0.numel(), "actgrad twin launch: tensors must have the same number of elements");
     }
     TORCH_CHECK(in0.numel() > 0, "actgrad twin launch: empty tensors launch no kernel");
+    return key;
+}
+
+// Where the blocks of a launch of `numel` elements run. threads 0: ATen's intra-op pool, see LaunchOnTwin.
+actgrad_sim::LaunchOptions PoolOptions(int64_t numel, int64_t threads) {
     TORCH_CHECK(threads >= 0, "actgrad twin launch: threads must be >= 0");
     // blocks run on ATen's intra-op pool: a second pool would fight ATen's spinning threads for the cores. Below
     // ATen's own grain size the launch stays on the calling thread, as ATen's elementwise kernels do: waking the
@@ -155,7 +162,7 @@ actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tenso
     if (threads > 0) {
         options.threads = uint32_t(threads);
     } else {
-        const bool small = in0.numel() < at::internal::GRAIN_SIZE;
+        const bool small = numel < at::internal::GRAIN_SIZE;
         options.threads = small ? 1u : uint32_t(std::max(1, at::get_num_threads()));
         if (const uint32_t cap = AsValueError([] { return actgrad_sim::EnvThreads(); }))
             options.threads = std::min(options.threads, cap);
@@ -165,8 +172,65 @@ actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tenso
             for (int64_t w = begin; w < end; ++w) job(uint32_t(w));
         });
     };
+    return options;
+}
+
+// A row reduction (row_op_registry.inc): launched over the [outer, R, inner] view of its tensors at its axis.
+bool IsRowOp(const std::string& opType) {
+    static const char* const kRowOps[] = {
+#define ACTGRAD_ROW_OP(OpType, kernel, Functor, KnownAs) #OpType,
+#include "row_op_registry.inc"
+#undef ACTGRAD_ROW_OP
+    };
+    for (const char* name : kRowOps)
+        if (opType == name) return true;
+    return false;
+}
+
+// The [outer, R, inner] sizes of `t` at the row operator's axis, attrs[0], wrapped into [0, rank) by the torch
+// kernels (a 0-dimensional tensor is one row of one element).
+std::array<int64_t, 3> RowView(const std::string& opType, const at::Tensor& t, const std::vector<double>& attrs) {
+    TORCH_CHECK_VALUE(attrs.size() == 1, "actgrad twin launch: ", opType, " takes one attribute, the axis; got ",
+                      attrs.size());
+    const int64_t axis = int64_t(attrs[0]);
+    TORCH_CHECK_VALUE(double(axis) == attrs[0] && 0 <= axis && axis < std::max<int64_t>(t.dim(), 1),
+                      "actgrad twin launch: ", opType, ": the axis must be wrapped into [0, rank) for a tensor of rank ",
+                      t.dim(), ", got ", attrs[0]);
+    std::array<int64_t, 3> view{1, 1, 1};
+    for (int64_t d = 0; d < t.dim(); ++d) view[d < axis ? 0 : d == axis ? 1 : 2] *= t.size(d);
+    return view;
+}
+
+}  // namespace
+
+actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
+                                      const at::Tensor& out, const std::vector<double>& attrs, const std::string& soc,
+                                      int64_t threads) {
+    if (IsRowOp(opType)) {
+        TORCH_CHECK(in1.sizes() == in0.sizes() && out.sizes() == in0.sizes(),
+                    "actgrad twin launch: ", opType, "'s tensors must have one shape");
+        const auto [outer, rows, inner] = RowView(opType, in0, attrs);
+        return LaunchRowsOnTwin(opType, in0, in1, out, outer, rows, inner, soc, threads);
+    }
+    const DtypeKey key = CheckLaunchTensors(in0, in1, out);
     return RunOnTwin(opType, in0.data_ptr(), in1.data_ptr(), out.data_ptr(), uint64_t(in0.numel()), key, attrs, soc,
-                     options);
+                     PoolOptions(in0.numel(), threads));
+}
+
+actgrad_sim::LaunchStats LaunchRowsOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
+                                          const at::Tensor& out, int64_t outer, int64_t rows, int64_t inner,
+                                          const std::string& soc, int64_t threads) {
+    const DtypeKey key = CheckLaunchTensors(in0, in1, out);
+    TORCH_CHECK_VALUE(outer > 0 && rows > 0 && inner > 0, "actgrad twin launch_rows: outer, rows and inner must be > 0, "
+                      "got ", outer, ", ", rows, ", ", inner);
+    const int64_t numel = in0.numel();
+    const bool fits = numel % outer == 0 && numel / outer % rows == 0 && numel / outer / rows == inner;
+    TORCH_CHECK_VALUE(fits, "actgrad twin launch_rows: outer * rows * inner = ", outer,
+                      " * ", rows, " * ", inner, " must equal the tensors' ", in0.numel(), " elements");
+    return AsValueError([&] {
+        return RunRowsOnTwin(opType, in0.data_ptr(), in1.data_ptr(), out.data_ptr(), uint64_t(outer), uint64_t(rows),
+                             uint64_t(inner), key, soc, PoolOptions(in0.numel(), threads));
+    });
 }
 
 void RegisterTwinKernels(const TorchOpSpec& spec) {

@@ -36,10 +36,19 @@ void CheckOutAliases(const std::string& fn, const std::string& opType, const at:
 // likewise, either the gradient input itself or sharing no memory with the inputs (the torch kernels ensure it;
 // _C.launch checks it with CheckOutAliases). threads 0:
 // ATen's intra-op threads, the calling thread alone below ATen's grain size, and at most $ACTGRAD_SIM_THREADS.
+// A row reduction (row_op_registry.inc) runs as LaunchRowsOnTwin over the [outer, R, inner] view of in0's shape at
+// its axis, attrs[0], wrapped into [0, rank); its three tensors have one shape.
 // Does not touch the GIL: a caller holding it releases it around the call.
 actgrad_sim::LaunchStats LaunchOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
                                       const at::Tensor& out, const std::vector<double>& attrs, const std::string& soc,
                                       int64_t threads);
+
+// Runs a row-reduction operator's kernel (row_op_registry.inc) on the twin as `soc` over the [outer, rows, inner]
+// view of in0 (diff_dst), in1 (dst) and out, with the checks and threads of LaunchOnTwin; out may be in0 itself.
+// Sizes that do not multiply to the tensors' element count raise ValueError.
+actgrad_sim::LaunchStats LaunchRowsOnTwin(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1,
+                                          const at::Tensor& out, int64_t outer, int64_t rows, int64_t inner,
+                                          const std::string& soc, int64_t threads);
 
 // The CPU kernels of spec's operator: LaunchOnTwin on the thread's SoC (SetThreadSoc), else DefaultSoc().
 void RegisterTwinKernels(const TorchOpSpec& spec);

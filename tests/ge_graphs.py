@@ -39,6 +39,8 @@ def non_default_attrs(op: spec.OpSpec) -> dict[str, AttrValue]:
             out[a.ir] = AttrValue("f", 0.1 + k)  # not exact in float32: the file holds the float32 value
         elif a.type == "bool":
             out[a.ir] = AttrValue("b", not a.default if a.default is not None else False)
+        elif a.type == "int":  # a row operator's axis
+            out[a.ir] = AttrValue("i", 0 if a.default != 0 else 1)
         else:
             choice = next(c for c in a.choices if c != a.default)
             out[a.ir] = AttrValue("s", a.ir_value(choice))

@@ -58,6 +58,9 @@ def load_spec():
 
 SPEC = load_spec()
 OP_NAMES = tuple(op.name for op in SPEC.OPS)
+# the elementwise operators (tests/refs holds a record for each) and the row reductions (ROW_F64 below)
+ELEMENTWISE_OP_NAMES = tuple(op.name for op in SPEC.ELEMENTWISE_OPS)
+ROW_OP_NAMES = tuple(op.name for op in SPEC.ROW_REDUCTIONS)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -365,6 +368,69 @@ def soft_plus_backward_f64(src, diff_dst, beta=1.0, threshold=math.inf):
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# float64 references of the row reductions (family "row"): a sum along `axis`, then an elementwise step
+# ----------------------------------------------------------------------------------------------------------------
+@quiet
+def _row_nan_policy(out, axis, *inputs):
+    """NaN anywhere in a row of any input (the elements sharing every index but `axis`) makes the whole row NaN."""
+    bad = np.zeros(np.shape(out), dtype=bool)
+    for a in inputs:
+        bad |= np.isnan(a).any(axis=axis, keepdims=True)
+    return np.where(bad, np.nan, out)
+
+
+def _as_rows(*arrays):
+    """A 0-dimensional array is one row of one element (as ATen and actgrad wrap axis 0 or -1 of it)."""
+    return [np.asarray(a, np.float64).reshape(np.shape(a) or (1,)) for a in arrays]
+
+
+@quiet
+def softmax_backward_f64(diff_dst, dst, axis):
+    """oneDNN SoftMaxBackward / ATen _softmax_backward_data: dst*(diff_dst - sum_axis(diff_dst*dst))."""
+    g, d = _as_rows(diff_dst, dst)
+    out = d * (g - (g * d).sum(axis=axis, keepdims=True))
+    return _row_nan_policy(out, axis, g, d).reshape(np.shape(dst))
+
+
+@quiet
+def log_softmax_backward_f64(diff_dst, dst, axis):
+    """oneDNN LogSoftmaxBackward / ATen _log_softmax_backward_data: diff_dst - exp(dst)*sum_axis(diff_dst)."""
+    g, d = _as_rows(diff_dst, dst)
+    out = g - np.exp(d) * g.sum(axis=axis, keepdims=True)
+    return _row_nan_policy(out, axis, g, d).reshape(np.shape(dst))
+
+
+ROW_F64 = {"soft_max_backward": softmax_backward_f64, "log_softmax_backward": log_softmax_backward_f64}
+
+U = 2.0 ** -24  # the unit roundoff of float32
+TINY = 2.0 ** -149  # the smallest f32 subnormal: what an underflowing f32 step may lose, per step
+
+
+@quiet
+def row_f32_error_bound(op, g, d, axis):
+    """|f32 result - float64 value| of one f32 evaluation of the formula, per element (u = 2**-24):
+    * softmax, dst*(g - s) with s = sum(g*dst): s carries at most R*u*sum|g*dst| (R products rounded and R-1
+      additions, in any order), g - s and the product with dst one rounding each:
+          |dst|*(R*u*sum|g*dst| + 2*u*(|g| + |s|)) + (R + 2)*TINY
+    * log-softmax, g - exp(dst)*s with s = sum(g): s carries R*u*sum|g|, exp(dst) 4 f32 ulps (<= 8u relative, the
+      accuracy target of one transcendental factor), the product and the difference one rounding each:
+          exp(dst)*(R*u*sum|g| + 10*u*|s|) + u*|g| + (R + 2)*TINY
+    (TINY: an underflowing f32 step loses at most one subnormal ulp.) A wrong formula misses by about |dst*s| or
+    exp(dst)*|s| instead (tests/test_softmax_backward.py, test_the_bound_rejects_a_wrong_formula)."""
+    g, d = (np.asarray(a, np.float64).reshape(np.shape(a) or (1,)) for a in (g, d))
+    r = g.shape[axis]
+    if op == "soft_max_backward":
+        s = (g * d).sum(axis=axis, keepdims=True)
+        total = np.abs(g * d).sum(axis=axis, keepdims=True)
+        bound = np.abs(d) * (r * U * total + 2 * U * (np.abs(g) + np.abs(s)))
+    else:
+        s = g.sum(axis=axis, keepdims=True)
+        total = np.abs(g).sum(axis=axis, keepdims=True)
+        bound = np.exp(d) * (r * U * total + 10 * U * np.abs(s)) + U * np.abs(g)
+    return bound + (r + 2) * TINY
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # Where the ulp targets of the transcendental ops apply
 # ----------------------------------------------------------------------------------------------------------------
 ULP_TARGET = {torch.float32: 4, torch.float16: 1, torch.bfloat16: 1}
@@ -462,9 +528,19 @@ from refs import founding, piecewise_linear, sigmoid_family, smooth_gates  # noq
 
 REFS = {r.op: r for group in (founding, piecewise_linear, sigmoid_family, smooth_gates) for r in group.REFS}
 
-# Attribute values used when a test does not choose them: the spec's defaults, and the record's for required ones.
-DEFAULT_ATTRS = {op.name: {**{a.name: a.default for a in op.attrs if not a.required}, **REFS[op.name].required}
-                 for op in SPEC.OPS if op.name in REFS}
+# Attribute values used when a test does not choose them: the spec's defaults, and the record's for required ones
+# (a row operator's: its default axis).
+DEFAULT_ATTRS = {op.name: {**{a.name: a.default for a in op.attrs if not a.required},
+                           **(REFS[op.name].required if op.name in REFS else {})}
+                 for op in SPEC.OPS}
+
+
+def typical_attrs(op: str) -> dict:
+    """Attributes that make a call non-trivial: the record's required and typical ones; a row reduction's axis 0,
+    which neither operator's default is (on a matrix: columns, strided rows)."""
+    if op in REFS:
+        return {**REFS[op].required, **REFS[op].typical}
+    return {"axis": 0}
 
 
 def full(op: str, attrs: dict) -> dict:

@@ -25,7 +25,7 @@ GRADS = {
 }
 
 # (attrs) per op, from its record (tests/refs); ids are generated from them
-CASES = {op: R.REFS[op].cases for op in R.OP_NAMES}
+CASES = {op: R.REFS[op].cases for op in R.ELEMENTWISE_OP_NAMES}
 
 SAVED_FOR_GRAD_SWEEP = [-5.0, -3.0, -1.5, -1.0, -0.5, -0.0, 0.0, 0.25, 1.0, 2.75, 3.0, 6.0, 30.0, -100.0,
                         math.inf, -math.inf]

@@ -287,7 +287,7 @@ def test_missing_required_and_unknown_keyword(op):
 def _error(fn):
     try:
         fn()
-    except ERRORS as e:
+    except (*ERRORS, IndexError) as e:  # IndexError: a row operator's axis out of range
         return type(e), str(e)
     raise AssertionError("no error raised")
 
@@ -299,6 +299,7 @@ def test_cpu_kernels_check_like_the_meta_kernels(op):
     spec = R.SPEC.BY_NAME[op]
     floats = [a.name for a in spec.attrs if a.type == "float"]
     bad_attrs = [{floats[0]: math.nan}] if floats else []  # NaN is refused by every float attribute, no bool
+    bad_attrs += [{a.name: value} for a in spec.attrs if a.type == "int" for value in (2, -3)]  # axis out of range
     cases = [  # (saved, grad, out, attrs)
         (s.to(torch.int64), g, None, {}),
         (s, g.to(torch.complex64), None, {}),

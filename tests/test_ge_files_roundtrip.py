@@ -31,7 +31,7 @@ def reloaded(graph, path) -> Graph:
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.op_type)
 def test_every_operator_survives_air_and_onnx(op, dtype, tmp_path, monkeypatch):
-    attrs = {**R.REFS[op.name].required, **R.REFS[op.name].typical}
+    attrs = R.typical_attrs(op.name)
     feeds = inputs(op, dtype)
     builder = GraphBuilder(op.op_type)
     holders = [builder.create_input(i, name=n, data_type=GE[dtype], shape=list(feeds[i].shape))

@@ -46,7 +46,7 @@ def run_graph(graph, feeds):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.op_type)
 def test_each_operator_runs_bit_identical_to_eager(op, dtype):
-    attrs = {**R.REFS[op.name].required, **R.REFS[op.name].typical}
+    attrs = R.typical_attrs(op.name)
     feeds = inputs(op, dtype)
     builder = GraphBuilder(op.op_type)
     holders = [builder.create_input(i, name=n, data_type=GE[dtype], shape=list(feeds[i].shape))

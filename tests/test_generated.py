@@ -22,7 +22,7 @@ def _load_spec():
 
 
 GENERATED = ["README.md", "framework/actgrad_ops_proto.h", "op_host/actgrad_op_def.cpp", "op_host/op_registry.inc",
-             "op_host/attr_checks.inc", "op_host/torch_npu/aclnn_calls.inc",
+             "op_host/row_op_registry.inc", "op_host/attr_checks.inc", "op_host/torch_npu/aclnn_calls.inc",
              *(f"op_kernel/{op.kernel_name}.cpp" for op in _load_spec().OPS), "docs/operators.md",
              "python/actgrad/ge/es/actgrad.py"]
 
@@ -76,6 +76,8 @@ CPP_CONSTANTS = {"true": True, "false": False, "std::numeric_limits<float>::infi
 def _cpp_value(literal: str, attr):
     if attr.type == "str":
         return attr.choices[[f'"{attr.ir_value(c)}"' for c in attr.choices].index(literal)]
+    if attr.type == "int":
+        return int(literal)
     return CPP_CONSTANTS[literal] if literal in CPP_CONSTANTS else float(literal)
 
 
@@ -88,18 +90,22 @@ def test_ge_prototypes_match_the_spec():
         attrs = re.findall(r"\.(REQUIRED_ATTR|ATTR)\((\w+), (\w+)(?:, (.*))?\)", block)
         assert [name for _, name, _, _ in attrs] == [a.ir for a in op.attrs]
         for (kind, _, ge_type, literal), attr in zip(attrs, op.attrs):
-            assert ge_type == {"float": "Float", "bool": "Bool", "str": "String"}[attr.type]
+            assert ge_type == {"float": "Float", "bool": "Bool", "str": "String", "int": "Int"}[attr.type]
             assert (kind == "REQUIRED_ATTR") == attr.required
             if not attr.required:
                 assert _cpp_value(literal, attr) == attr.default, (op.op_type, attr.name, literal)
 
 
-def test_kernel_entries_take_ir_order_and_pass_saved_then_grad():
+def test_kernel_entries_take_ir_order_and_pass_their_familys_order():
+    """Every entry takes the IR order; the elementwise kernel gets (saved, grad), the row kernel (grad, saved)."""
     for op in _load_spec().OPS:
         text = (ROOT / "op_kernel" / f"{op.kernel_name}.cpp").read_text()
         params = ", ".join(f"GM_ADDR {n}" for n in (*op.inputs, op.output, "workspace", "tiling"))
         assert f'extern "C" __global__ __aicore__ void {op.kernel_name}({params})' in text
-        assert f"RunElementwiseGrad<actgrad::{op.functor}>({op.saved}, {op.grad}, {op.output}, tiling);" in text
+        if op.family == "row":
+            assert f"RunRowGrad<actgrad::{op.functor}>({op.grad}, {op.saved}, {op.output}, tiling);" in text
+        else:
+            assert f"RunElementwiseGrad<actgrad::{op.functor}>({op.saved}, {op.grad}, {op.output}, tiling);" in text
 
 
 def test_a_str_attribute_is_generated_in_the_irs_spelling():
@@ -117,7 +123,8 @@ def test_a_str_attribute_is_generated_in_the_irs_spelling():
     op = real.OpSpec(known_as="GeluBackward", inputs=("src", "diff_dst"), saved="src", output="diff_src",
                      attrs=(mode,), functor="GeluGrad", forward_tensor="forward input", formula="f", origin="o",
                      cann_builtin="-", divergences="d")
-    spec = type("Spec", (), {"OPS": (op,), "snake": staticmethod(real.snake)})
+    spec = type("Spec", (), {"OPS": (op,), "ELEMENTWISE_OPS": (op,), "ROW_REDUCTIONS": (),
+                             "snake": staticmethod(real.snake)})
     assert '.ATTR(mode, String, "gelu_erf")' in ge_proto.render(spec)
     opdef = op_def.render(spec)
     assert 'this->Attr("mode").AttrType(OPTIONAL).String("gelu_erf");' in opdef
@@ -132,7 +139,7 @@ def test_a_str_attribute_is_generated_in_the_irs_spelling():
     assert schema.functional_schema(op) == "gelu_backward(Tensor src, Tensor diff_dst, str approximate='none') -> Tensor"
     assert schema.attribute_values(op, []) == [0.0]
     assert schema.attribute_values(op, ["tanh"]) == [1.0]
-    assert schema.kernel_spec(op)[4] == [("approximate", False, False, ["none", "tanh"])]
+    assert schema.kernel_spec(op)[4] == [("approximate", "str", False, ["none", "tanh"])]
     with pytest.raises(ValueError, match=r"^ActgradGeluBackward: attribute 'approximate' = 'erf' is invalid: expected "
                                          r"one of 'none', 'tanh'$"):
         schema.attribute_values(op, ["erf"])

@@ -109,6 +109,35 @@ def test_float_attributes_refuse_bools_tensors_str_none_complex_naming_the_argum
     assert torch.equal(saved, saved0) and torch.equal(grad, grad0) and bool((out == 7.0).all())
 
 
+INT_ATTRS = [(op.name, a.name) for op in OPS for a in op.attrs if a.type == "int"]
+# valid for a row operator's axis on the 1-dimensional samples
+INT_KINDS = {"int": 0, "negative": -1, "np.int64": np.int64(0), "np.int32": np.int32(-1)}
+NOT_INTS = {"bool": True, "np.bool_": np.bool_(False), "float": 0.0, "np.float64": np.float64(0.0), "str": "0",
+            "None": None, "tensor0d": torch.tensor(0), "list": [0]}
+
+
+@pytest.mark.parametrize("kind", list(INT_KINDS))
+@pytest.mark.parametrize("op,attr", INT_ATTRS)
+def test_int_attributes_take_ints_and_numpy_integers(op, attr, kind):
+    saved, grad = _sample()
+    for positional in (False, True):
+        got = _call(op, saved, grad, {attr: INT_KINDS[kind]}, positional)
+        assert H.bits_equal(got, H.call(op, saved, grad, **{attr: int(INT_KINDS[kind])})), positional
+
+
+@pytest.mark.parametrize("kind", list(NOT_INTS))
+@pytest.mark.parametrize("op,attr", INT_ATTRS)
+def test_int_attributes_refuse_bools_floats_str_none_tensors_naming_the_argument(op, attr, kind):
+    saved, grad = _sample()
+    saved0, grad0 = saved.clone(), grad.clone()
+    out = torch.full_like(saved, 7.0)
+    for positional in (False, True):
+        for target in (None, out):
+            with pytest.raises(TypeError, match=rf"actgrad\.{op}: {attr} must be an int, got "):
+                _call(op, saved, grad, {attr: NOT_INTS[kind]}, positional, out=target)
+    assert torch.equal(saved, saved0) and torch.equal(grad, grad0) and bool((out == 7.0).all())
+
+
 def test_float_attribute_too_large_for_a_double_is_a_value_error_naming_it():
     saved, grad = _sample()
     with pytest.raises(ValueError, match=r"actgrad\.hardtanh_grad: max_val=10{36}\.\.\. does not fit a float"):
@@ -189,7 +218,8 @@ def test_aten_scalar_table_covers_what_torch_accepts_and_refuses():
 
 
 def test_aten_drop_ins_have_atens_signatures():
-    for name in ("hardtanh_backward", "hardsigmoid_backward", "elu_backward", "softplus_backward"):
+    for name in ("hardtanh_backward", "hardsigmoid_backward", "elu_backward", "softplus_backward",
+                 "_softmax_backward_data", "_log_softmax_backward_data"):
         schema = [a.name for a in getattr(torch.ops.aten, name).default._schema.arguments]
         assert list(inspect.signature(getattr(actgrad.aten, name)).parameters) == schema, name
 
@@ -344,7 +374,11 @@ def _layouts():
 
 
 LAYOUTS = _layouts()
-MEMORY_FORMAT_ATTRS = {op.name: {} for op in OPS}  # the defaults, which ATen's counterparts all take
+# the elementwise operators: the defaults, which ATen's counterparts all take
+MEMORY_FORMAT_ATTRS = {op.name: {} for op in OPS if op.family == "elementwise"}
+# the row reductions' ATen counterparts (grad, output, dim, input_dtype), whose CPU results are contiguous
+ATEN_ROW_OPS = {"soft_max_backward": torch.ops.aten._softmax_backward_data,
+                "log_softmax_backward": torch.ops.aten._log_softmax_backward_data}
 
 
 def _layout_inputs(layout, dtype=torch.float32):
@@ -376,6 +410,21 @@ def test_result_has_atens_strides(op, layout):
     # the Meta kernel (FakeTensor, what torch.compile traces with) gives the same strides
     with FakeTensorMode() as mode:
         fake = H.call(op, mode.from_tensor(saved), mode.from_tensor(grad), **attrs)
+    assert fake.stride() == got.stride()
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("op", list(ATEN_ROW_OPS))
+def test_row_result_has_atens_strides(op, layout):
+    saved, grad = _layout_inputs(layout)
+    axis = R.DEFAULT_ATTRS[op]["axis"]
+    want = ATEN_ROW_OPS[op](grad, saved, axis, saved.dtype)
+    got = H.call(op, saved, grad)
+    assert got.stride() == want.stride() == torch.empty(saved.shape).stride()
+    assert H.bits_equal(got, H.call(op, saved.contiguous(), grad.contiguous()))
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)  # the values: tests/test_softmax_backward.py
+    with FakeTensorMode() as mode:
+        fake = H.call(op, mode.from_tensor(saved), mode.from_tensor(grad))
     assert fake.stride() == got.stride()
 
 

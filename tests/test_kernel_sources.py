@@ -226,17 +226,20 @@ def test_std_forms_the_npu_headers_provide_and_std_outside_kernel_code(tree):
 
 
 def test_host_sets_a_tiling_key_no_kernel_declares(tree):
-    tiling = tree / "op_host/npu/tiling_func.cpp"
+    # the TilingFuncs of both families store their tiling through tiling_io.h
+    tiling = tree / "op_host/npu/tiling_io.h"
     insert(tiling, "context->SetBlockDim(tiling.blockDim);", "    context->SetTilingKey(1);")
-    result = assert_one_finding(tree, "op_host/npu/tiling_func.cpp", "SetTilingKey(1)", "tiling-key")
+    result = assert_one_finding(tree, "op_host/npu/tiling_io.h", "SetTilingKey(1)", "tiling-key")
     assert "actgrad_elu_backward.cpp" in result.messages[0]
+    assert "actgrad_soft_max_backward.cpp" in result.messages[0]
 
 
 def test_tiling_keys_on_both_sides_pass(tree):
-    """Control: keys declared in the shared kernel header reach every kernel through its includes."""
-    insert(tree / "op_host/npu/tiling_func.cpp", "context->SetBlockDim(tiling.blockDim);",
+    """Control: keys declared in the shared kernel headers (one per family) reach every kernel through its includes."""
+    insert(tree / "op_host/npu/tiling_io.h", "context->SetBlockDim(tiling.blockDim);",
            "    context->SetTilingKey(1);")
     insert(tree / "op_kernel/elementwise_grad.h", "GET_TILING_DATA(t, tiling);", "    if (!TILING_KEY_IS(1)) return;")
+    insert(tree / "op_kernel/row_grad.h", "GET_TILING_DATA(t, tiling);", "    if (!TILING_KEY_IS(1)) return;")
     assert_clean(tree)
 
 

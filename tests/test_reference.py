@@ -217,7 +217,7 @@ def test_softplus_threshold_decision_and_nan_policy():
     assert math.isnan(got[4].item()) and math.isnan(got[5].item())
 
 
-@pytest.mark.parametrize("op", R.OP_NAMES)
+@pytest.mark.parametrize("op", R.ELEMENTWISE_OP_NAMES)
 def test_nan_policy_every_op(op):
     x = torch.tensor([math.nan, 0.5, math.nan, 5.0, -5.0])
     g = torch.tensor([1.0, math.nan, math.nan, math.nan, math.nan])
@@ -253,10 +253,13 @@ def test_transcendental_regions():
 
 
 def test_every_operator_has_one_record_that_fits_its_spec():
-    """tests/refs: one OpRef per spec operator, in spec order, naming only the operator's attributes, with a value for
-    each required one, a str attribute only among its choices, and a first sweep case of defaults (required aside)."""
-    assert list(R.REFS) == [op.name for op in R.SPEC.OPS]
-    for op in R.SPEC.OPS:
+    """tests/refs: one OpRef per elementwise operator, in spec order, naming only the operator's attributes, with a
+    value for each required one, a str attribute only among its choices, and a first sweep case of defaults (required
+    aside); each row reduction has its float64 reference (ROW_F64)."""
+    assert list(R.REFS) == [op.name for op in R.SPEC.ELEMENTWISE_OPS]
+    assert list(R.ROW_F64) == [op.name for op in R.SPEC.ROW_REDUCTIONS] == list(R.ROW_OP_NAMES)
+    assert set(R.OP_NAMES) == set(R.ELEMENTWISE_OP_NAMES) | set(R.ROW_OP_NAMES)
+    for op in R.SPEC.ELEMENTWISE_OPS:
         ref = R.REFS[op.name]
         names = {a.name for a in op.attrs}
         assert set(ref.required) == {a.name for a in op.attrs if a.required}, op.name
@@ -267,3 +270,37 @@ def test_every_operator_has_one_record_that_fits_its_spec():
         assert R.full(op.name, ref.cases[0]) == R.full(op.name, {}), (op.name, ref.cases[0])
         assert ref.f32 is not None or ref.exact is None, f"{op.name}: an exact form needs its f32 steps"
         assert all(ref.ulp_f32(R.full(op.name, c)) in (4, 8) for c in ref.cases), op.name
+
+
+def test_row_references_by_hand():
+    """The float64 row formulas on values worked out by hand: softmax dst*(g - sum(g*dst)), log-softmax
+    g - exp(dst)*sum(g), along the axis (a column for axis 0), a 0-dimensional tensor as one row of one element."""
+    g = np.array([[1.0, 2.0], [4.0, -1.0]])
+    d = np.array([[0.25, 0.75], [0.5, 0.5]])
+    # g*d = [[0.25, 1.5], [2, -0.5]]: row sums [1.75, 1.5], column sums [2.25, 1]
+    assert R.softmax_backward_f64(g, d, 1).tolist() == [[0.25 * (1 - 1.75), 0.75 * (2 - 1.75)],
+                                                        [0.5 * (4 - 1.5), 0.5 * (-1 - 1.5)]]
+    assert R.softmax_backward_f64(g, d, -2).tolist() == [[0.25 * (1 - 2.25), 0.75 * (2 - 1.0)],
+                                                         [0.5 * (4 - 2.25), 0.5 * (-1 - 1.0)]]
+    # row sums of g: [3, 3]
+    assert np.allclose(R.log_softmax_backward_f64(g, np.log(d), 1), [[1 - 0.25 * 3, 2 - 0.75 * 3],
+                                                                     [4 - 0.5 * 3, -1 - 0.5 * 3]], rtol=1e-15, atol=0)
+    assert R.softmax_backward_f64(np.float64(0.75), np.float64(0.5), 0) == 0.5 * (0.75 - 0.375)
+    assert R.log_softmax_backward_f64(np.float64(0.75), np.float64(0.0), -1) == 0.0
+
+
+@pytest.mark.parametrize("op", R.ROW_OP_NAMES)
+def test_row_nan_policy(op):
+    """NaN in either input anywhere in a row makes that row NaN, and only that row (axis 0: a column)."""
+    ref = R.ROW_F64[op]
+    for axis in (0, 1):
+        for which in (0, 1):
+            g, d = np.full((3, 4), 0.5), np.full((3, 4), -0.5)
+            (g, d)[which][1, 2] = math.nan
+            nan = np.isnan(ref(g, d, axis))
+            row = np.zeros((3, 4), dtype=bool)
+            row[(slice(None), 2) if axis == 0 else (1, slice(None))] = True
+            assert (nan == row).all(), (axis, which)
+    g, d = np.ones((2, 3)), np.log(np.full((2, 3), 1 / 3))
+    d[0, 1] = -math.inf  # a masked class of log-softmax (softmax: dst 0): no NaN
+    assert not np.isnan(R.log_softmax_backward_f64(g, d, 1)).any()

@@ -110,7 +110,7 @@ def numels_to_check(op, dtype, soc):
 
 @pytest.mark.parametrize("soc", list(SOC_CORES))
 @pytest.mark.parametrize("dtype", DT)
-@pytest.mark.parametrize("op", R.OP_NAMES)
+@pytest.mark.parametrize("op", R.ELEMENTWISE_OP_NAMES)
 def test_tiling_invariants(op, dtype, soc):
     for numel in numels_to_check(op, dtype, soc):
         t = H.ag().tiling(op, (numel,), dtype, soc=soc)
@@ -122,7 +122,7 @@ def test_tiling_invariants(op, dtype, soc):
 
 
 @pytest.mark.parametrize("dtype", DT)
-@pytest.mark.parametrize("op", R.OP_NAMES)
+@pytest.mark.parametrize("op", R.ELEMENTWISE_OP_NAMES)
 def test_tiling_refused_on_310p(op, dtype):
     """Ascend310P is not a kernel target (no DataCopyPad), so it has no tiling either (README)."""
     for numel in (1, 4096, 4097, 10 ** 8):
@@ -144,6 +144,9 @@ def test_tiling_bad_arguments():
             ag.tiling("hardtanh_grad", shape, torch.float32)
     with pytest.raises(RuntimeError, match="Ascend310P"):  # as a launch there is refused
         ag.tiling("hardtanh_grad", (4096,), torch.float32, soc="Ascend310P")
+    for op in R.ROW_OP_NAMES:  # a row reduction's split follows its axis: not a numel's
+        with pytest.raises(ValueError, match="row reduction"):
+            ag.tiling(op, (4, 8), torch.float32)
     # OpType accepted as well as the function name
     assert ag.tiling("ActgradHardtanhGrad", (5,), torch.float32).op_type == "ActgradHardtanhGrad"
 
@@ -156,7 +159,7 @@ def boundary_numels(op, dtype, soc=None):
 
 
 @pytest.mark.parametrize("dtype", DT)
-@pytest.mark.parametrize("op", R.OP_NAMES)
+@pytest.mark.parametrize("op", R.ELEMENTWISE_OP_NAMES)
 def test_kernel_at_tiling_boundaries(op, dtype):
     for n in boundary_numels(op, dtype):
         saved, grad = data((n,), dtype, seed=n % 1000)

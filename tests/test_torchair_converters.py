@@ -28,8 +28,8 @@ TORCHAIR_STUB = ROOT / "tests" / "npu_stub" / "torchair_site"
 OP_IDS = [op.name for op in OPS]
 # REG_OP attribute types -> GE's value type names (what GetRegisteredIrDef reports) -> torchair's ge.attr builders
 # (torchair.ge.attr._ATTR_TYPE_MAP)
-GE_VALUE_TYPES = {"Float": "VT_FLOAT", "Bool": "VT_BOOL", "String": "VT_STRING"}
-TORCHAIR_ATTRS = {"VT_FLOAT": "Float", "VT_BOOL": "Bool", "VT_STRING": "Str"}
+GE_VALUE_TYPES = {"Float": "VT_FLOAT", "Bool": "VT_BOOL", "String": "VT_STRING", "Int": "VT_INT"}
+TORCHAIR_ATTRS = {"VT_FLOAT": "Float", "VT_BOOL": "Bool", "VT_STRING": "Str", "VT_INT": "Int"}
 
 
 def header_ir_defs() -> dict:
@@ -90,6 +90,8 @@ def explicit_value(attr):
         return False if attr.default is None else not attr.default
     if attr.type == "str":
         return next(c for c in attr.choices if c != attr.default)
+    if attr.type == "int":  # a row operator's axis
+        return 0 if attr.default != 0 else 1
     if attr.default is None:
         return 0.75
     return 20.0 if math.isinf(attr.default) else attr.default + 0.5
@@ -99,7 +101,7 @@ def ge_attr(torchair, attr, value):
     """The GE attribute a converter must emit for `value` of `attr` (a str one in the IR's spelling)."""
     if attr.type == "str":
         return torchair.GeAttr("Str", attr.ir_value(value))
-    return torchair.GeAttr("Bool" if attr.type == "bool" else "Float", value)
+    return torchair.GeAttr({"bool": "Bool", "int": "Int", "float": "Float"}[attr.type], value)
 
 
 def test_every_functional_overload_gets_one_converter(torchair):

@@ -167,7 +167,7 @@ def check_torchair_mapping() -> dict[str, str]:
 
 
 # GE's names for the attribute value types (AttrUtils::ValueTypeToSerialString), as GetRegisteredIrDef reports them
-_GE_ATTR_TYPES = {"float": "VT_FLOAT", "bool": "VT_BOOL", "str": "VT_STRING"}
+_GE_ATTR_TYPES = {"float": "VT_FLOAT", "bool": "VT_BOOL", "str": "VT_STRING", "int": "VT_INT"}
 
 
 def registered_ir_def(op: OpSpec) -> tuple[list, list, list]:

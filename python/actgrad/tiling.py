@@ -74,6 +74,9 @@ def tiling(op: str, shape, dtype, soc: str | None = None) -> Tiling:
     """The tiling of `op` (name or OpType) on a tensor of `shape` (tuple or torch.Size, > 0 elements) and `dtype`
     (torch dtype or its name) for `soc` (default: the SoC the twin runs as)."""
     op_type, dtype_name = _op_type(op), _dtype_name(dtype)
+    if BY_TYPE[op_type].family != "elementwise":  # its split follows the axis, which this record has no place for
+        raise ValueError(f"{op}: tiling() describes the elementwise kernels' split of numel elements; "
+                         f"{op_type} is a row reduction, whose tiling depends on its axis")
     soc = default_soc() if soc is None else check_soc(soc)
     numel = _numel(shape)
     if numel == 0:

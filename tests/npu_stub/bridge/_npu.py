@@ -6,7 +6,7 @@ import torch
 _libraries = []  # a torch.library.Library drops its kernels when it is collected
 
 
-def register_kernels(ns, name, op_type, inputs, saved_index, attrs, dtypes, max_rank, layout_first):
+def register_kernels(ns, name, op_type, inputs, saved_index, attrs, dtypes, max_rank, layout_first, row_reduction):
     def kernel(*args, **kwargs):
         raise RuntimeError(f"stub actgrad._npu kernel of {op_type}")
 

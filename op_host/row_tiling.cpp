@@ -1,0 +1,148 @@
+#include "row_tiling.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace actgrad {
+namespace {
+
+constexpr uint64_t kF32 = 4;
+constexpr uint64_t kSumsAlign = 8;     // f32 elements of a 32-byte block
+constexpr uint64_t kChunkGranule = 64;  // a two-pass chunk: whole 256-byte f32 repeats
+// narrower column chunks would make DMA blocks too short to pay for reading the data once instead of twice
+constexpr uint64_t kMinOnePassWidth = 32;
+
+uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
+uint64_t CeilDiv(uint64_t x, uint64_t m) { return (x + m - 1) / m; }
+
+// UB bytes per tile element: three double-buffered queues (diff_dst, dst, diff_src) of the storage type, the f32
+// copies of a widened tile, the summands and the broadcast sums.
+uint64_t BytesPerTileElem(DtypeKey dtype) {
+    const uint64_t size = DtypeSize(dtype);
+    return 3 * 2 * size + (size == kF32 ? 0 : 3 * kF32) + 2 * kF32;
+}
+
+// ReduceSum's work buffer for `count` elements: one f32 per 64-lane repeat, whole 32-byte blocks.
+uint64_t ReduceWorkElems(uint64_t count) { return RoundUp(CeilDiv(count, kWholeReduceLanes), kSumsAlign); }
+
+[[noreturn]] void NoFit(const SocResources& soc, const std::string& what) {
+    throw std::invalid_argument("row tiling: " + std::to_string(soc.ubBytes) + " bytes of UB cannot hold " + what);
+}
+
+// inner == 1: whole rows per tile when one fits, else chunks of a row (two passes).
+void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestBlockUnits) {
+    const DtypeKey dtype = DtypeKey(t.dtype);
+    const uint64_t perElem = BytesPerTileElem(dtype), unitElems = 32 / DtypeSize(dtype);
+    const uint64_t stride = RoundUp(t.rowLength, unitElems);
+    const uint64_t work = t.rowLength > kWholeReduceLanes ? ReduceWorkElems(t.rowLength) : kSumsAlign;
+    // rows k: k * stride * perElem + RoundUp(k, 8) * 4 + work * 4 <= ub; RoundUp(k, 8) * 4 <= k * 4 + 28
+    const uint64_t fixed = work * kF32 + 28;
+    const uint64_t rows = soc.ubBytes > fixed ? (soc.ubBytes - fixed) / (stride * perElem + kF32) : 0;
+    t.columnChunks = 1;
+    if (rows >= 1) {
+        t.twoPass = 0;
+        t.tileSlices = uint32_t(std::min<uint64_t>({rows, kMaxDmaBlocks, largestBlockUnits}));
+        t.sliceLength = uint32_t(t.rowLength);
+        t.sliceStride = uint32_t(stride);
+        t.sumElems = uint32_t(RoundUp(t.tileSlices, kSumsAlign));
+        t.workElems = uint32_t(work);
+        return;
+    }
+    // chunk c (a multiple of 64): c * perElem + 8 * 4 + (c / 64 + 8) * 4 <= ub
+    const uint64_t fixedTwo = (kSumsAlign + kSumsAlign) * kF32;
+    const uint64_t chunk = soc.ubBytes > fixedTwo
+                               ? (soc.ubBytes - fixedTwo) * kWholeReduceLanes / (perElem * kWholeReduceLanes + kF32) /
+                                     kChunkGranule * kChunkGranule
+                               : 0;
+    if (chunk == 0) NoFit(soc, "one 64-element chunk of a row");
+    t.twoPass = 1;
+    t.tileSlices = 1;
+    t.sliceLength = uint32_t(chunk);
+    t.sliceStride = uint32_t(chunk);
+    t.sumElems = uint32_t(kSumsAlign);
+    t.workElems = uint32_t(ReduceWorkElems(chunk));
+}
+
+// inner > 1: column chunks of width w, all R slices per tile when they fit (narrowing the columns down to
+// kMinOnePassWidth elements for it), else chunks of R (two passes).
+void PlanColumns(RowGradTiling& t, const SocResources& soc) {
+    const DtypeKey dtype = DtypeKey(t.dtype);
+    const uint64_t perElem = BytesPerTileElem(dtype), unitElems = 32 / DtypeSize(dtype);
+    const uint64_t fixed = kSumsAlign * kF32;  // work buffer (unused by column sums, the smallest buffer)
+    if (soc.ubBytes <= fixed) NoFit(soc, "a tile");
+    const uint64_t ub = soc.ubBytes - fixed;
+    // enough column chunks for every core across the outer indices
+    const uint64_t chunksWanted = CeilDiv(soc.aivCores, t.outer);
+    const uint64_t wanted = RoundUp(CeilDiv(t.inner, chunksWanted), unitElems);
+    // one slice of w columns costs w * (perElem + 4): the tile, plus the f32 sums of one slice
+    const uint64_t widest = ub / (perElem + kF32) / unitElems * unitElems;
+    if (widest == 0) NoFit(soc, "one 32-byte slice");
+    const uint64_t onePassWidth =
+        t.rowLength <= kMaxDmaBlocks ? ub / (t.rowLength * perElem + kF32) / unitElems * unitElems : 0;
+    uint64_t width;
+    if (onePassWidth >= std::min<uint64_t>(wanted, kMinOnePassWidth)) {
+        t.twoPass = 0;
+        width = std::min(wanted, onePassWidth);
+        t.tileSlices = uint32_t(t.rowLength);
+    } else {
+        // two passes: columns narrow enough that a tile holds at least 16 slices (when the SoC allows)
+        t.twoPass = 1;
+        width = std::min(wanted, std::max(unitElems, widest / 16 / unitElems * unitElems));
+        t.tileSlices = uint32_t(std::min<uint64_t>({(ub - width * kF32) / (width * perElem), kMaxDmaBlocks,
+                                                    t.rowLength}));
+    }
+    t.sliceLength = uint32_t(width);
+    t.sliceStride = uint32_t(width);
+    t.columnChunks = uint32_t(CeilDiv(t.inner, width));
+    t.sumElems = uint32_t(width);
+    t.workElems = uint32_t(kSumsAlign);
+}
+
+}  // namespace
+
+uint64_t RowUbBytesUsed(const RowGradTiling& t) {
+    return uint64_t(RowTileElems(t)) * BytesPerTileElem(DtypeKey(t.dtype)) + (uint64_t(t.sumElems) + t.workElems) * kF32;
+}
+
+RowGradTiling ComputeRowTiling(uint64_t outer, uint64_t rowLength, uint64_t inner, DtypeKey dtype,
+                               const SocResources& soc) {
+    const char* const names[] = {"outer", "rowLength", "inner"};
+    const uint64_t sizes[] = {outer, rowLength, inner};
+    for (int i = 0; i < 3; ++i)
+        if (sizes[i] == 0)
+            throw std::invalid_argument(std::string("row tiling: ") + names[i] +
+                                        " must be > 0 (empty tensors launch no kernel)");
+    const uint64_t size = DtypeSize(dtype);
+    const uint64_t maxElems = uint64_t(std::numeric_limits<int64_t>::max()) / size;
+    if (rowLength > maxElems / outer || inner > maxElems / (outer * rowLength))
+        throw std::invalid_argument("row tiling: " + std::to_string(outer) + " x " + std::to_string(rowLength) +
+                                    " x " + std::to_string(inner) + " elements exceed the largest tensor (2**63 - 1 "
+                                    "bytes)");
+    // DataCopyPad's GM gap between the slices of a column chunk is a 32-bit byte count
+    if (inner * size > std::numeric_limits<uint32_t>::max())
+        throw std::invalid_argument("row tiling: inner = " + std::to_string(inner) + " elements of " +
+                                    std::to_string(size) + " bytes exceed DataCopyPad's 4 GiB stride");
+    RowGradTiling t{};
+    t.outer = outer;
+    t.rowLength = rowLength;
+    t.inner = inner;
+    t.dtype = dtype;
+    const uint64_t total = outer * rowLength * inner;
+    const uint64_t byWork = std::max<uint64_t>(1, total * size / kMinBytesPerBlock);
+    if (inner == 1) {
+        t.units = outer;
+        t.blockDim = uint32_t(std::min<uint64_t>({soc.aivCores, byWork, t.units}));
+        PlanContiguous(t, soc, CeilDiv(t.units, t.blockDim));
+    } else {
+        PlanColumns(t, soc);
+        t.units = outer * t.columnChunks;
+        t.blockDim = uint32_t(std::min<uint64_t>({soc.aivCores, byWork, t.units}));
+    }
+    t.unitsPerBlock = t.units / t.blockDim;
+    t.blocksWithExtraUnit = uint32_t(t.units % t.blockDim);
+    return t;
+}
+
+}  // namespace actgrad

@@ -1,0 +1,38 @@
+// The softmax-family row functors of RunRowGrad (row_grad.h): what each element adds to its row's sum (Terms) and
+// its result from that sum (Finish), over whole f32 tiles (RowOperands).
+//   SoftmaxGrad:    s = sum(dd*d),  diff_src = d*(dd - s)
+//   LogSoftmaxGrad: s = sum(dd),    diff_src = dd - exp(d)*s
+// NaN rule: a NaN in either input makes its whole row NaN. Softmax's sum has dd*d in it, so it needs nothing more.
+// Log-softmax's sum does not see d: it adds 0*exp(d), which is NaN exactly where exp(d) is NaN or +inf, i.e. for
+// d = NaN, d = +inf and finite d > ~88.72 (where exp overflows f32, so exp(d)*s is not finite there anyway), and 0
+// for d = -inf (a masked-out class, exp(d) = 0: that row stays finite, as the float64 formula has it).
+#pragma once
+#include "kernel_operator.h"
+#include "../row_grad.h"
+
+namespace actgrad {
+
+struct SoftmaxGrad {
+    __aicore__ static inline void Terms(const RowOperands& t, uint32_t n) {
+        AscendC::Mul(t.terms, t.gradF, t.dstF, int32_t(n));
+    }
+    __aicore__ static inline void Finish(const RowOperands& t, uint32_t n) {
+        AscendC::Sub(t.terms, t.gradF, t.sum, int32_t(n));
+        AscendC::Mul(t.outF, t.terms, t.dstF, int32_t(n));
+    }
+};
+
+struct LogSoftmaxGrad {
+    __aicore__ static inline void Terms(const RowOperands& t, uint32_t n) {
+        AscendC::Exp(t.terms, t.dstF, int32_t(n));
+        AscendC::Muls(t.terms, t.terms, 0.0f, int32_t(n));
+        AscendC::Add(t.terms, t.terms, t.gradF, int32_t(n));
+    }
+    __aicore__ static inline void Finish(const RowOperands& t, uint32_t n) {
+        AscendC::Exp(t.terms, t.dstF, int32_t(n));
+        AscendC::Mul(t.terms, t.terms, t.sum, int32_t(n));
+        AscendC::Sub(t.outF, t.gradF, t.terms, int32_t(n));
+    }
+};
+
+}  // namespace actgrad

@@ -1,0 +1,312 @@
+// The one row-reduction grad kernel: diff_src = Functor(diff_dst, dst, sum over the axis of Functor's terms), over
+// the [outer, R, inner] view of the tensors (row_grad_tiling.h). Per tile, double-buffered CopyIn / Compute /
+// CopyOut: the functor writes the summands of the whole tile (Terms), the kernel sums them per row (WholeReduceSum
+// for rows of up to 64 lanes, ReduceSum for longer ones, a tree of vector Adds across the slices when inner > 1),
+// broadcasts the sums over the tile and the functor computes the results (Finish). Rows too long for UB take two
+// passes: the chunks' sums first, then the results chunk by chunk. Everything is computed in f32: f16/bf16 tiles
+// are widened exactly (CAST_NONE) and the results narrowed once (CAST_RINT); saturation is off.
+// Slices are padded to 32 bytes in UB by DataCopyPad; the padding lanes are computed with the rest of a tile and
+// never summed or copied out. Each tile is read before its results are written to the same GM range, so diff_src
+// may be diff_dst itself (in place).
+#pragma once
+#include "kernel_operator.h"
+#include "row_grad_tiling.h"
+
+namespace actgrad {
+
+// The f32 views of one tile a row functor works on, whole tiles of n elements.
+struct RowOperands {
+    AscendC::LocalTensor<float> gradF, dstF, outF;
+    AscendC::LocalTensor<float> terms;  // Terms writes the summands here; Finish may use it as scratch
+    AscendC::LocalTensor<float> sum;    // Finish reads each element's row sum here (broadcast over the tile)
+};
+
+// A tile in GM: `slices` pieces of `length` elements, the first at `offset`, each `gap` elements after the last.
+struct TileSpan {
+    uint64_t offset;
+    uint32_t slices;
+    uint32_t length;
+    uint64_t gap;
+};
+
+constexpr int32_t kRowBufferNum = 2;  // double buffering
+
+template <typename T, typename Functor>
+class RowGradKernel {
+    static constexpr bool kWidened = sizeof(T) != sizeof(float);
+
+public:
+    __aicore__ inline RowGradKernel() {}
+
+    __aicore__ inline void Init(GM_ADDR diffDst, GM_ADDR dst, GM_ADDR diffSrc, const RowGradTiling& t) {
+        t_ = t;
+        RowBlockRange(t, AscendC::GetBlockIdx(), firstUnit_, unitCount_);
+        tileElems_ = RowTileElems(t);
+        const uint64_t total = t.outer * t.rowLength * t.inner;
+        gradGm_.SetGlobalBuffer((__gm__ T*)diffDst, total);
+        dstGm_.SetGlobalBuffer((__gm__ T*)dst, total);
+        outGm_.SetGlobalBuffer((__gm__ T*)diffSrc, total);
+        pipe_.InitBuffer(gradQue_, kRowBufferNum, tileElems_ * sizeof(T));
+        pipe_.InitBuffer(dstQue_, kRowBufferNum, tileElems_ * sizeof(T));
+        pipe_.InitBuffer(outQue_, kRowBufferNum, tileElems_ * sizeof(T));
+        if (kWidened) pipe_.InitBuffer(widenBuf_, 3 * tileElems_ * sizeof(float));
+        pipe_.InitBuffer(calcBuf_, 2 * tileElems_ * sizeof(float));
+        pipe_.InitBuffer(sumsBuf_, t.sumElems * sizeof(float));
+        pipe_.InitBuffer(workBuf_, t.workElems * sizeof(float));
+        terms_ = calcBuf_.template GetWithOffset<float>(tileElems_, 0);
+        sumTile_ = calcBuf_.template GetWithOffset<float>(tileElems_, tileElems_ * sizeof(float));
+        sums_ = sumsBuf_.template Get<float>();
+        work_ = workBuf_.template Get<float>();
+    }
+
+    __aicore__ inline void Process() {
+        if (t_.inner > 1) {
+            for (uint64_t u = firstUnit_; u < firstUnit_ + unitCount_; ++u) ColumnChunk(u);
+        } else if (t_.twoPass) {
+            for (uint64_t row = firstUnit_; row < firstUnit_ + unitCount_; ++row) LongRow(row);
+        } else {
+            for (uint64_t row = firstUnit_; row < firstUnit_ + unitCount_; row += t_.tileSlices) {
+                const uint64_t left = firstUnit_ + unitCount_ - row;
+                RowTile(row, uint32_t(left < t_.tileSlices ? left : t_.tileSlices));
+            }
+        }
+    }
+
+private:
+    // inner == 1, one pass: `rows` whole rows from `row` on.
+    __aicore__ inline void RowTile(uint64_t row, uint32_t rows) {
+        const TileSpan span{row * t_.rowLength, rows, uint32_t(t_.rowLength), 0};
+        CopyIn(span);
+        RowOperands ops = Operands(true);
+        const uint32_t n = rows * t_.sliceStride;
+        Widen(ops, n);
+        Functor::Terms(ops, n);
+        RowSums(rows);
+        ScalarsReady();
+        for (uint32_t r = 0; r < rows; ++r)
+            AscendC::Duplicate(sumTile_[r * t_.sliceStride], sums_.GetValue(r), int32_t(t_.sliceStride));
+        Functor::Finish(ops, n);
+        Emit(ops, n);
+        CopyOut(span);
+    }
+
+    // inner == 1, two passes: the row's chunks are summed (ReduceSum, then in a scalar), then computed.
+    __aicore__ inline void LongRow(uint64_t row) {
+        const uint64_t base = row * t_.rowLength;
+        float sum = 0.0f;
+        for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
+            const TileSpan span{base + c, 1, ChunkLength(c, t_.rowLength, t_.sliceLength), 0};
+            CopyIn(span);
+            RowOperands ops = Operands(false);
+            Widen(ops, t_.sliceStride);
+            Functor::Terms(ops, t_.sliceStride);
+            AscendC::ReduceSum<float>(sums_, terms_, work_, int32_t(span.length));
+            Release(ops);
+            ScalarsReady();
+            sum += sums_.GetValue(0);
+        }
+        AscendC::Duplicate(sumTile_, sum, int32_t(t_.sliceStride));
+        for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
+            const TileSpan span{base + c, 1, ChunkLength(c, t_.rowLength, t_.sliceLength), 0};
+            CopyIn(span);
+            RowOperands ops = Operands(true);
+            Widen(ops, t_.sliceStride);
+            Functor::Finish(ops, t_.sliceStride);
+            Emit(ops, t_.sliceStride);
+            CopyOut(span);
+        }
+    }
+
+    // inner > 1: columns [col, col + width) of outer index o; the R slices are summed by a tree of vector Adds
+    // (across tiles, in sums_, when they take two passes).
+    __aicore__ inline void ColumnChunk(uint64_t unit) {
+        const uint64_t o = unit / t_.columnChunks;
+        const uint64_t col = (unit % t_.columnChunks) * t_.sliceLength;
+        const uint32_t width = ChunkLength(col, t_.inner, t_.sliceLength);
+        const uint64_t base = o * t_.rowLength * t_.inner + col;
+        if (!t_.twoPass) {
+            const TileSpan span{base, uint32_t(t_.rowLength), width, t_.inner - width};
+            CopyIn(span);
+            RowOperands ops = Operands(true);
+            const uint32_t n = span.slices * t_.sliceStride;
+            Widen(ops, n);
+            Functor::Terms(ops, n);
+            SliceSums(span.slices);
+            BroadcastSlice(terms_, span.slices);
+            Functor::Finish(ops, n);
+            Emit(ops, n);
+            CopyOut(span);
+            return;
+        }
+        AscendC::Duplicate(sums_, 0.0f, int32_t(t_.sliceStride));
+        for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
+            const TileSpan span{base + r * t_.inner, ChunkLength(r, t_.rowLength, t_.tileSlices), width,
+                                t_.inner - width};
+            CopyIn(span);
+            RowOperands ops = Operands(false);
+            const uint32_t n = span.slices * t_.sliceStride;
+            Widen(ops, n);
+            Functor::Terms(ops, n);
+            SliceSums(span.slices);
+            AscendC::Add(sums_, sums_, terms_, int32_t(t_.sliceStride));
+            Release(ops);
+        }
+        BroadcastSlice(sums_, t_.tileSlices);
+        for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
+            const TileSpan span{base + r * t_.inner, ChunkLength(r, t_.rowLength, t_.tileSlices), width,
+                                t_.inner - width};
+            CopyIn(span);
+            RowOperands ops = Operands(true);
+            const uint32_t n = span.slices * t_.sliceStride;
+            Widen(ops, n);
+            Functor::Finish(ops, n);
+            Emit(ops, n);
+            CopyOut(span);
+        }
+    }
+
+    // sums_[r] = the sum of row r's terms: one WholeReduceSum repeat per row when it fits 64 lanes.
+    __aicore__ inline void RowSums(uint32_t rows) {
+        const uint32_t length = uint32_t(t_.rowLength);
+        if (length <= kWholeReduceLanes) {
+            for (uint32_t r = 0; r < rows; r += kMaxRepeatTimes) {
+                const uint32_t repeats = rows - r < kMaxRepeatTimes ? rows - r : kMaxRepeatTimes;
+                AscendC::WholeReduceSum<float>(sums_[r], terms_[r * t_.sliceStride], int32_t(length),
+                                               int32_t(repeats), 1, 1, int32_t(t_.sliceStride / 8));
+            }
+        } else {
+            for (uint32_t r = 0; r < rows; ++r)
+                AscendC::ReduceSum<float>(sums_[r], terms_[r * t_.sliceStride], work_, int32_t(length));
+        }
+    }
+
+    // terms_[0, sliceStride) = the sum of the tile's `slices` slices, pairwise: a tree of whole-slice Adds.
+    __aicore__ inline void SliceSums(uint32_t slices) {
+        for (uint32_t k = slices; k > 1;) {
+            const uint32_t half = k / 2;
+            AscendC::Add(terms_, terms_, terms_[(k - half) * t_.sliceStride], int32_t(half * t_.sliceStride));
+            k -= half;
+        }
+    }
+
+    // sumTile_ = `slice` (sliceStride elements) repeated `slices` times, by doubling copies (x * 1 is exact).
+    __aicore__ inline void BroadcastSlice(const AscendC::LocalTensor<float>& slice, uint32_t slices) {
+        AscendC::Muls(sumTile_, slice, 1.0f, int32_t(t_.sliceStride));
+        for (uint32_t m = 1; m < slices;) {
+            const uint32_t copies = slices - m < m ? slices - m : m;
+            AscendC::Muls(sumTile_[m * t_.sliceStride], sumTile_, 1.0f, int32_t(copies * t_.sliceStride));
+            m += copies;
+        }
+    }
+
+    // The scalar unit reads sums_ only after the vector unit has written it.
+    __aicore__ inline void ScalarsReady() {
+        AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+    }
+
+    __aicore__ inline uint32_t ChunkLength(uint64_t start, uint64_t total, uint32_t chunk) {
+        return uint32_t(total - start < chunk ? total - start : chunk);
+    }
+
+    // DataCopyPad rounds each slice up to 32 bytes in UB; the extra 32-byte blocks keep slices sliceStride apart.
+    __aicore__ inline AscendC::DataCopyExtParams CopyParams(const TileSpan& s, bool toUb) {
+        const uint32_t bytes = s.length * uint32_t(sizeof(T));
+        const uint32_t ubGap = (t_.sliceStride * uint32_t(sizeof(T)) - (bytes + 31) / 32 * 32) / 32;
+        const uint32_t gmGap = uint32_t(s.gap * sizeof(T));
+        return toUb ? AscendC::DataCopyExtParams{uint16_t(s.slices), bytes, gmGap, ubGap, 0}
+                    : AscendC::DataCopyExtParams{uint16_t(s.slices), bytes, ubGap, gmGap, 0};
+    }
+
+    __aicore__ inline void CopyIn(const TileSpan& s) {
+        AscendC::LocalTensor<T> grad = gradQue_.template AllocTensor<T>();
+        AscendC::LocalTensor<T> dst = dstQue_.template AllocTensor<T>();
+        const AscendC::DataCopyExtParams copy = CopyParams(s, true);
+        const AscendC::DataCopyPadExtParams<T> noPad{};
+        AscendC::DataCopyPad(grad, gradGm_[s.offset], copy, noPad);
+        AscendC::DataCopyPad(dst, dstGm_[s.offset], copy, noPad);
+        gradQue_.EnQue(grad);
+        dstQue_.EnQue(dst);
+    }
+
+    __aicore__ inline void CopyOut(const TileSpan& s) {
+        AscendC::LocalTensor<T> out = outQue_.template DeQue<T>();
+        AscendC::DataCopyPad(outGm_[s.offset], out, CopyParams(s, false));
+        outQue_.FreeTensor(out);
+    }
+
+    // The tile's inputs from the queues (and an output tile when `withOut`), as f32 views.
+    __aicore__ inline RowOperands Operands(bool withOut) {
+        grad_ = gradQue_.template DeQue<T>();
+        dst_ = dstQue_.template DeQue<T>();
+        if (withOut) out_ = outQue_.template AllocTensor<T>();
+        RowOperands ops;
+        ops.terms = terms_;
+        ops.sum = sumTile_;
+        if constexpr (kWidened) {
+            AscendC::LocalTensor<float> wide = widenBuf_.template Get<float>();
+            ops.gradF = wide;
+            ops.dstF = wide[tileElems_];
+            ops.outF = wide[2 * tileElems_];
+        } else {
+            ops.gradF = grad_;
+            ops.dstF = dst_;
+            ops.outF = out_;
+        }
+        return ops;
+    }
+
+    __aicore__ inline void Widen(const RowOperands& ops, uint32_t n) {
+        if constexpr (kWidened) {
+            AscendC::Cast(ops.gradF, grad_, AscendC::RoundMode::CAST_NONE, n);
+            AscendC::Cast(ops.dstF, dst_, AscendC::RoundMode::CAST_NONE, n);
+        }
+    }
+
+    __aicore__ inline void Release(const RowOperands&) {
+        gradQue_.FreeTensor(grad_);
+        dstQue_.FreeTensor(dst_);
+    }
+
+    // The results, narrowed once, to the output queue; the inputs go back to theirs.
+    __aicore__ inline void Emit(const RowOperands& ops, uint32_t n) {
+        if constexpr (kWidened) AscendC::Cast(out_, ops.outF, AscendC::RoundMode::CAST_RINT, n);
+        outQue_.EnQue(out_);
+        Release(ops);
+    }
+
+    AscendC::TPipe pipe_;
+    AscendC::TQue<AscendC::TPosition::VECIN, 1> gradQue_, dstQue_;
+    AscendC::TQue<AscendC::TPosition::VECOUT, 1> outQue_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> widenBuf_, calcBuf_, sumsBuf_, workBuf_;
+    AscendC::GlobalTensor<T> gradGm_, dstGm_, outGm_;
+    AscendC::LocalTensor<T> grad_, dst_, out_;  // the tile in flight
+    AscendC::LocalTensor<float> terms_, sumTile_, sums_, work_;
+    RowGradTiling t_{};
+    uint64_t firstUnit_ = 0, unitCount_ = 0;
+    uint32_t tileElems_ = 0;
+};
+
+template <typename Functor>
+__aicore__ inline void RunRowGrad(GM_ADDR diffDst, GM_ADDR dst, GM_ADDR diffSrc, GM_ADDR tiling) {
+    REGISTER_TILING_DEFAULT(actgrad::RowGradTiling);
+    GET_TILING_DATA(t, tiling);
+    if (t.units == 0) return;
+    AscendC::SetSaturationFlag<AscendC::SaturationMode::FLOAT>(false);
+    AscendC::SetSaturationFlag<AscendC::SaturationMode::CAST>(false);
+    if (t.dtype == kDtypeFloat) {
+        RowGradKernel<float, Functor> op;
+        op.Init(diffDst, dst, diffSrc, t);
+        op.Process();
+    } else if (t.dtype == kDtypeHalf) {
+        RowGradKernel<half, Functor> op;
+        op.Init(diffDst, dst, diffSrc, t);
+        op.Process();
+    } else if (t.dtype == kDtypeBf16) {
+        RowGradKernel<bfloat16_t, Functor> op;
+        op.Init(diffDst, dst, diffSrc, t);
+        op.Process();
+    }
+}
+
+}  // namespace actgrad
