@@ -9,7 +9,7 @@ EluBackward src and SoftPlusBackward the correctly rounded float64 value (target
 the region where the ulp target applies (tests/reference.py transcendental_regions; the f32-exp-underflow region is
 reported separately).
 
-    python scripts/accuracy.py [--random N] [--soc Ascend910B2]
+    python scripts/accuracy.py [--random N] [--soc Ascend910B2] [--ops gelu_backward,fast_gelu_grad]
 """
 from __future__ import annotations
 
@@ -32,7 +32,12 @@ def main() -> int:
     ap.add_argument("--random", type=int, default=1_000_000,
                     help="random f32 saved values per kind (random bit patterns, N(0,10), N(0,100)); default 1M")
     ap.add_argument("--soc", default=None, help="SoC profile for the twin (default: actgrad's default)")
+    ap.add_argument("--ops", default=None, help="comma-separated operators to measure (default: all)")
     args = ap.parse_args()
+    ops = set(S.CASES) if args.ops is None else set(args.ops.split(","))
+    unknown = ops - set(S.CASES)
+    if unknown:
+        ap.error(f"--ops: unknown operator(s) {', '.join(sorted(unknown))}; expected some of {', '.join(S.CASES)}")
     ag = H.ag()
     if args.soc:
         ag.set_default_soc(args.soc)
@@ -40,6 +45,8 @@ def main() -> int:
     rows = {}
     worst = {}
     for op, i, attrs in S.all_cases():
+        if op not in ops:
+            continue
         label = S.label_of(op, attrs)
         for dtype in H.DTYPES:
             saved, grad, got = S.run(op, dtype, attrs, n_random_f32=args.random if dtype == torch.float32 else 0)
@@ -54,7 +61,7 @@ def main() -> int:
                     cur[k] = st[k]
                     if k == "max_ulp":
                         worst[key] = S.case_id(attrs)
-    labels = list(S.groups())
+    labels = [label for label, cases in S.groups().items() if cases[0][0] in ops]
     print(f"actgrad accuracy on the twin (SoC {ag.default_soc()}), {time.time() - t0:.0f} s")
     print(f"{'operator':<24}{'dtype':>6}{'max ulp':>9}{'target':>8}{'elements':>12}{'over target':>13}"
           f"{'NaN mism.':>11}{'underflow rgn max ulp (n)':>28}  worst case")

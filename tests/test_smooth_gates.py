@@ -139,20 +139,17 @@ def test_mish_passes_grad_through_above_sixteen():
     assert torch.equal(H.call("mish_backward", x, g), g)
 
 
-def test_gelu_tanh_f32_holds_its_stated_bound_where_the_ulp_target_fails():
-    # spec divergences: for -4 <= x < 0 the rounded f32 argument 2u costs a relative error up to (6 + 3*|2u|)*2**-24
-    # (beyond 8 ulp for x in [-4, -1.58]); elsewhere the 8 ulp target holds
+def test_gelu_tanh_f32_keeps_the_ulp_target_where_the_rounded_argument_would_not():
+    # on [-4, 0) the rounding of the f32 argument 2u would be that relative error of the result, up to about
+    # 2*2**-24*|2u| (23 ulp near -3.9, where the kernel evaluated 2u in plain f32); the kernel carries it and keeps
+    # the contract's 8 ulp (7 measured), away from the derivative's zero where the absolute bound applies
     gen = torch.Generator().manual_seed(3)
     x = torch.cat([torch.rand(400_000, generator=gen) * -4.0, torch.linspace(-4.0, 0.0, 100_001)])
     g = torch.ones_like(x)
-    got = R.exact(H.call("gelu_backward", x, g, approximate="tanh"))
+    got = H.call("gelu_backward", x, g, approximate="tanh")
     x64 = R.exact(x)
     ref = SG.gelu_backward_f64(x64, np.ones_like(x64), approximate="tanh")
-    two_u = np.abs(2.0 * SG.GELU_TANH_K * (x64 + SG.GELU_TANH_KAPPA * x64 ** 3))
-    rel = np.abs(got - ref) / np.abs(ref)
     first, second, _ = SG._gelu_terms(x64, "tanh")
     cancels = SG._cancel_bound(np.maximum(np.abs(first), np.abs(second)), first + second, np.ones_like(x64)) > 0
-    assert (rel[~cancels] <= (6.0 + 3.0 * two_u[~cancels]) * 2.0 ** -24).all()
-    ulps = R.ulp_distance(torch.from_numpy(got.astype(np.float32)), R.round_f64(ref, torch.float32))
-    assert ulps[~cancels & (x64 < -1.58)].max() > 8  # why the bound is stated (a faster kernel would change it)
-    assert ulps[~cancels & (x64 > -1.5)].max() <= 8
+    ulps = R.ulp_distance(got, R.round_f64(ref, torch.float32))
+    assert ulps[~cancels].max() <= R.ulp_target("gelu_backward", {"approximate": "tanh"}, torch.float32) == 8

@@ -10,6 +10,14 @@
 
 namespace actgrad {
 
+// dst = exp(p + r) from e = exp(p) and a correction r of the argument below an ulp of p: exp(p)*(1 + r), to within
+// r^2, far below an ulp. r is consumed; dst may be e or r.
+__aicore__ inline void CorrectExp(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& e,
+                                  const AscendC::LocalTensor<float>& r, int32_t m) {
+    AscendC::Mul(r, e, r, m);
+    AscendC::Add(dst, e, r, m);
+}
+
 // c split on the host. xScale: 0 when c*x is exact (c a power of two or 0: nothing to correct); else the power of two
 // x is scaled by before its split, 1 or, for a tiny c (where x up to the f32 limit still gives a moderate p), 2^-13
 // so that x*4097 cannot overflow. hi keeps the top 12 significand bits of c/xScale, lo is the rest (exact).
@@ -53,10 +61,8 @@ __aicore__ inline void ExpOfProduct(const AscendC::LocalTensor<float>& dst, cons
         AscendC::Muls(x, x, c.lo, m);
         AscendC::Add(dst, dst, x, m);
     }
-    // exp(p) * (1 + r)
     AscendC::Exp(a, p, m);
-    AscendC::Mul(x, a, dst, m);
-    AscendC::Add(dst, a, x, m);
+    CorrectExp(dst, a, dst, m);
     AscendC::Compare(mask, dst, dst, AscendC::CMPMODE::EQ, lanes);
     AscendC::Select(dst, mask, dst, a, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
 }

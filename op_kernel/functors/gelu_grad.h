@@ -13,12 +13,14 @@
 //
 // tanh: with 2u = x*(a + b*x^2) (a = 2*sqrt(2/pi), b = a*0.044715) and s = sigmoid(2u),
 // d = 0.5*(1 + tanh(u)) + 0.5*x*(1 - tanh(u)^2)*u' = s*(1 + (1 - s)*w), w = x*(a + 3*b*x^2); s and 1 - s come from
-// e = exp(-|2u|) as in FastGeluGrad (no overflow, no cancellation; d = s + q*r*w). The f32 argument 2u is rounded:
-// an absolute error of 2u is that relative error of s for x < 0 (see the operator's divergences). |w| is clamped to
-// 65536 (e is 0 wherever it is larger) so that q*r*|w| is never 0*inf at infinite x.
+// e = exp(-|2u|) as in FastGeluGrad (no overflow, no cancellation; d = s + q*r*w). An absolute error of the argument
+// 2u is that relative error of s for x < 0: in f32, e carries the roundings of 2u (ExpOfMinusGeluTanhArgument), from
+// |x| clamped at 16 (e is 0 beyond), which also keeps q*r*|w| from 0*inf at infinite x; f16/bf16 (which need far
+// less) take the plain f32 argument and clamp |w| at 65536 instead.
 //
 // Both: a NaN x propagates through exp; an infinite dy where the f32 d is exactly 0 (exp underflowed) gives 0.
 #pragma once
+#include "exp_of_gelu_tanh.h"
 #include "exp_of_square.h"
 #include "scratch.h"
 #include "sigmoid_gate.h"
@@ -37,7 +39,8 @@ struct GeluGrad {
         WidenSaved(t, n);
         WidenGrad(t, n);
         const bool erf = params[0] == 0.0f;
-        const AscendC::LocalTensor<float> d = erf ? ErfForm<kIsWidened<T>>(t, s, lanes) : TanhForm(t, s, lanes);
+        const AscendC::LocalTensor<float> d =
+            erf ? ErfForm<kIsWidened<T>>(t, s, lanes) : TanhForm<kIsWidened<T>>(t, s, lanes);
         AscendC::Mul(t.outF, t.gradF, d, int32_t(lanes));
         MarkNonZeroDerivative(s.mask[0], d, false, t.gradF, s.mask[1], lanes);
         NarrowOut(t, n);
@@ -55,7 +58,8 @@ private:
     static constexpr float kInvSqrt2Pi = 0.3989422804014327f;
     static constexpr float kTanhA = 1.5957691216057308f;          // 2*sqrt(2/pi)
     static constexpr float kTanhB = 0.07135481627159712f;         // 2*sqrt(2/pi)*0.044715
-    static constexpr float kTanhW = 65536.0f;
+    static constexpr float kTanhW = 65536.0f;             // f16/bf16: |w| clamp
+    static constexpr float kTanhClamp = 16.0f;            // f32: |x| clamp
 
     // d of the erf form, in one of the scratch tiles (returned); savedF and outF are used as scratch
     template <bool kShortX, typename T>
@@ -106,8 +110,8 @@ private:
         }
     }
 
-    // d of the tanh form, in one of the scratch tiles (returned); savedF is used as scratch
-    template <typename T>
+    // d of the tanh form, in one of the scratch tiles (returned); savedF and outF are used as scratch
+    template <bool kShortX, typename T>
     __aicore__ inline static AscendC::LocalTensor<float> TanhForm(const TileOperands<T>& t, const Scratch& s,
                                                                   uint32_t lanes) {
         const int32_t m = int32_t(lanes);
@@ -115,25 +119,37 @@ private:
         // everything from |x| (w(x) is odd: its sign comes back in the last select), so that every NaN lane
         // carries one NaN and its bits do not depend on operand order
         const AscendC::LocalTensor<float>& ax = s.tmp[0];
-        const AscendC::LocalTensor<float>& w = s.tmp[1];
-        const AscendC::LocalTensor<float>& e = s.tmp[2];
-        const AscendC::LocalTensor<float>& q = s.tmp[3];
-        AscendC::Abs(ax, x, m);
-        AscendC::Mul(w, ax, ax, m);
-        // e = exp(-|x|*(a + b*x^2))
-        AscendC::Muls(e, w, -kTanhB, m);
-        AscendC::Adds(e, e, -kTanhA, m);
-        AscendC::Mul(e, e, ax, m);
-        AscendC::Exp(e, e, m);
-        // -|w| = |x|*(-a - 3*b*x^2), clamped (every step the exact negation of the one for |w|)
-        AscendC::Muls(w, w, -3.0f * kTanhB, m);
-        AscendC::Adds(w, w, -kTanhA, m);
-        AscendC::Mul(w, w, ax, m);
-        AscendC::Maxs(w, w, -kTanhW, m);
+        const AscendC::LocalTensor<float>& xx = s.tmp[1];
+        const AscendC::LocalTensor<float>& w = s.tmp[2];
+        const AscendC::LocalTensor<float>& e = s.tmp[3];
         const AscendC::LocalTensor<uint8_t>& negative = s.mask[0];
         AscendC::Compares(negative, x, 0.0f, AscendC::CMPMODE::LT, lanes);
+        AscendC::Abs(ax, x, m);
+        if constexpr (!kShortX) {
+            // |x| clamped for the exact splits (e is 0 beyond the clamp), NaN kept whatever Mins does with it
+            const AscendC::LocalTensor<uint8_t>& isNumber = s.mask[1];
+            AscendC::Compare(isNumber, ax, ax, AscendC::CMPMODE::EQ, lanes);
+            AscendC::Mins(x, ax, kTanhClamp, m);
+            AscendC::Select(ax, isNumber, x, ax, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, lanes);
+        }
+        AscendC::Mul(xx, ax, ax, m);
+        // -|w| = |x|*(-a - 3*b*x^2) (every step the exact negation of the one for |w|)
+        AscendC::Muls(w, xx, -3.0f * kTanhB, m);
+        AscendC::Adds(w, w, -kTanhA, m);
+        AscendC::Mul(w, w, ax, m);
+        if constexpr (kShortX) {
+            // e = exp(-|x|*(a + b*x^2)): an f16/bf16 result needs about 2^-12 relative, far more than the rounded
+            // argument costs (2*2^-24*|2u| wherever e is not 0). |w| clamped so that q*r*|w| is never 0*inf.
+            AscendC::Maxs(w, w, -kTanhW, m);
+            AscendC::Muls(e, xx, -kTanhB, m);
+            AscendC::Adds(e, e, -kTanhA, m);
+            AscendC::Mul(e, e, ax, m);
+            AscendC::Exp(e, e, m);
+        } else {
+            ExpOfMinusGeluTanhArgument(e, ax, xx, t.outF, lanes);  // consumes ax and xx
+        }
         const AscendC::LocalTensor<float>& sig = x;
-        SigmoidGateDerivative(sig, e, w, negative, q, ax, lanes);  // d
+        SigmoidGateDerivative(sig, e, w, negative, ax, xx, lanes);  // d
         return sig;
     }
 };

@@ -499,10 +499,7 @@ SMOOTH_GATES: tuple[OpSpec, ...] = (
         divergences="erf form: Phi(x) + x*phi(x) is evaluated through Mills' ratio, exp(-x^2/2)*(erfcx(|x|/sqrt2)/2 "
                     "- |x|/sqrt(2*pi)) (x < 0) and 1 minus it (x >= 0), so the x < -4 tail keeps f32 accuracy where "
                     "PyTorch's and oneDNN's 1 + erf(x/sqrt2) cancel (their results there are 0 or off by over 100%). "
-                    "tanh form, f32, -4 <= src < 0: the contract's 8 ulp is not met for src in [-4, about -1.6] "
-                    "(up to 23 ulp measured, at src ~ -3.9): the f32 argument 2u = src*(a + b*src^2) is rounded, and "
-                    "its error is a relative error of the result; the bound held there is (6 + 3*|2u|)*2^-24 relative "
-                    "(f16/bf16 meet 1 ulp, f32 elsewhere 8). src = +inf gives diff_dst, src = -inf gives "
+                    "src = +inf gives diff_dst, src = -inf gives "
                     "0 (PyTorch, oneDNN: NaN). An infinite diff_dst where the f32 derivative is exactly 0 "
                     "(exp underflowed: src < -14.42 for erf, src < -10.68 for tanh) gives 0 (PyTorch, oneDNN: NaN).",
     ),

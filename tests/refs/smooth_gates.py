@@ -75,12 +75,6 @@ def gelu_backward_abs_bound(x, g, approximate="none"):
     first, second, _ = _gelu_terms(x, approximate)
     d = first + second
     bound = _cancel_bound(np.maximum(np.abs(first), np.abs(second)), d, g)
-    if approximate == "tanh":
-        # the bound the tanh form holds where the contract's 8 ulp cannot be met (spec divergences): the f32
-        # argument 2u is rounded, a relative error of the result for x < 0 of up to (6 + 3*|2u|)*2**-24
-        two_u = np.abs(2.0 * GELU_TANH_K * (x + GELU_TANH_KAPPA * x ** 3))
-        held = (x < 0) & (x >= GELU_TAIL)
-        bound = np.maximum(bound, np.where(held, (6.0 + 3.0 * two_u) * 2.0 ** -24 * np.abs(g * d), 0.0))
     return np.where(x < GELU_TAIL, 1e-6 * np.abs(g), bound)
 
 
