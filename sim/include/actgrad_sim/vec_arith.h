@@ -189,8 +189,9 @@ __attribute__((target("avx2,f16c"))) void ApplyUnaryLanes8(float* d, const A* a,
 // A float scalar as an operand of the lanes of `a`'s type (float, or __m256 in the 8-lane loops; GCC's generic
 // vector operations, so the lambdas need no target of their own).
 template <typename V> inline V Splat(float s) {
+    typedef int32_t Bits8 __attribute__((vector_size(32)));
     if constexpr (std::is_same<V, float>::value) return s;
-    else return V{s, s, s, s, s, s, s, s};
+    else return reinterpret_cast<V>(Bits8{} + int32_t(FloatBits(s)));  // bits: 0 + s would turn -0 into +0
 }
 
 // float results from float operands or deferred widenings; kLanes: f also takes __m256 lanes
