@@ -6,6 +6,7 @@
 #endif
 
 #include "operand_checks.h"
+#include "simd_avx2.h"
 
 namespace AscendC {
 
@@ -61,9 +62,11 @@ inline void CopyToGm(void* dst, const void* src, size_t bytes) {
     if (bytes >= 4096) {
         uint8_t* d = static_cast<uint8_t*>(dst);
         const uint8_t* s = static_cast<const uint8_t*>(src);
-        const size_t head = (16 - uintptr_t(d) % 16) % 16;
-        std::memcpy(d, s, head);
-        size_t i = head;
+        size_t i = ACTGRAD_SIM_IF_AVX2(avx2::CopyToGm(d, s, bytes));
+        if (i == 0) {
+            i = (16 - uintptr_t(d) % 16) % 16;
+            std::memcpy(d, s, i);
+        }
         for (; i + 16 <= bytes; i += 16)
             _mm_stream_si128(reinterpret_cast<__m128i*>(d + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
         std::memcpy(d + i, s + i, bytes - i);
@@ -83,7 +86,7 @@ inline void CopyFromGm(void* dst, const void* src, size_t bytes) {
     if (bytes >= 4096) {
         uint8_t* d = static_cast<uint8_t*>(dst);
         const uint8_t* s = static_cast<const uint8_t*>(src);
-        size_t i = 0;
+        size_t i = ACTGRAD_SIM_IF_AVX2(avx2::CopyFromGm(d, s, bytes));
         for (; i + 64 <= bytes; i += 64) {
             __builtin_prefetch(s + i + 1024, 0, 0);
             const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));

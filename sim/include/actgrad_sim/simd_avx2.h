@@ -43,24 +43,6 @@ ACTGRAD_AVX2 inline __m256 Lanes8(const bfloat16_t* p) {
 }
 template <typename E> ACTGRAD_AVX2 inline __m256 Rhs8(const E* b, uint32_t i) { return Lanes8(b + i); }
 ACTGRAD_AVX2 inline __m256 Rhs8(float b, uint32_t) { return _mm256_set1_ps(b); }
-ACTGRAD_AVX2 inline __m128 Rhs4(const float* b, uint32_t i) { return _mm_loadu_ps(b + i); }
-ACTGRAD_AVX2 inline __m128 Rhs4(const bfloat16_t* b, uint32_t i) {
-    const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + i));
-    return _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), v));
-}
-ACTGRAD_AVX2 inline __m128 Rhs4(float b, uint32_t) { return _mm_set1_ps(b); }
-// 16 lanes from element i as four 4-lane floats (bf16 widened by interleaving zeros below each pattern)
-ACTGRAD_AVX2 inline void Quads(const float* a, uint32_t i, __m128 q[4]) {
-    for (int k = 0; k < 4; ++k) q[k] = _mm_loadu_ps(a + i + 4 * k);
-}
-ACTGRAD_AVX2 inline void Quads(const bfloat16_t* a, uint32_t i, __m128 q[4]) {
-    for (int h = 0; h < 2; ++h) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i + 8 * h));
-        q[2 * h] = _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), v));
-        q[2 * h + 1] = _mm_castsi128_ps(_mm_unpackhi_epi16(_mm_setzero_si128(), v));
-    }
-}
-
 // dst byte k holds the compare bits of lanes 8k..8k+7; count is a multiple of 8. Pred is a _CMP_* immediate; E is
 // float, uint16_t (f16 bits) or bfloat16_t; B is a tensor of E or a float scalar. 32 lanes go out as one 4-byte store: byte
 // stores would keep the single store port of some cores as busy as the compares themselves.
@@ -119,27 +101,13 @@ ACTGRAD_AVX2 inline uint32_t KeyBits16(const uint16_t* a, HalfKey c, uint32_t i)
     constexpr bool kNegated = Pred == _CMP_NEQ_UQ || Pred == _CMP_GE_OQ || Pred == _CMP_LE_OQ;
     return kNegated ? ~bits & 0xffffu : bits;
 }
-// 16 f32 or bf16 lanes: four 4-lane compares packed (with signed saturation, so all-ones stays all-ones) into 16 bytes
-// whose sign bits are the mask; 128-bit compares, since the 256-bit ones cost two operations each on some cores.
-template <int Pred, bool kSelf, typename E, typename B>
-ACTGRAD_AVX2 inline uint32_t QuadBits16(const E* a, B b, uint32_t i) {
-    __m128 v[4];
-    Quads(a, i, v);
-    __m128i c[4];
-    for (int k = 0; k < 4; ++k) {
-        if constexpr (kSelf) c[k] = _mm_castps_si128(_mm_cmp_ps(v[k], v[k], Pred));
-        else c[k] = _mm_castps_si128(_mm_cmp_ps(v[k], Rhs4(b, i + 4 * k), Pred));
-    }
-    return uint32_t(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(c[0], c[1]), _mm_packs_epi32(c[2], c[3]))));
-}
-// 16 lanes: 16-bit patterns against themselves and f16 against an f16 scalar on their bits, f16 against a tensor by
-// F16C, f32 and bf16 otherwise as floats.
+// 16 lanes: 16-bit patterns against themselves and f16 against an f16 scalar on their bits, otherwise as floats in
+// two 256-bit compares (f16 against a tensor by F16C).
 template <int Pred, bool kSelf, typename E, typename B>
 ACTGRAD_AVX2 inline uint32_t Bits16(const E* a, B b, uint32_t i) {
     if constexpr (kSelf && !std::is_same<E, float>::value) return SelfBits16<Pred>(a, i);
     else if constexpr (std::is_same<B, HalfKey>::value) return KeyBits16<Pred>(a, b, i);
-    else if constexpr (std::is_same<E, uint16_t>::value) return Bits8<Pred, kSelf>(a, b, i) | Bits8<Pred, kSelf>(a, b, i + 8) << 8;
-    else return QuadBits16<Pred, kSelf>(a, b, i);
+    else return Bits8<Pred, kSelf>(a, b, i) | Bits8<Pred, kSelf>(a, b, i + 8) << 8;
 }
 template <int Pred, bool kSelf, typename E, typename B>
 ACTGRAD_AVX2 inline void CompareLoop(uint8_t* dst, const E* a, B b, uint32_t count) {
@@ -204,6 +172,34 @@ ACTGRAD_AVX2 inline void SelectRange(W* d, const uint8_t* mask, const W* a, B b,
                             _mm256_blendv_epi8(FalseSide(b, i), av, LaneMask(d, MaskBits(d, mask, i))));
     }
 }
+// 32-bit lanes, 32 per step: one load of four mask bytes, and for each 8 lanes a variable shift that moves lane k's bit
+// to the sign, which the float blend reads (lanes [begin, end), a multiple of 32 long).
+template <typename B>
+ACTGRAD_AVX2 inline void SelectRange32(uint32_t* d, const uint8_t* mask, const uint32_t* a, B b, uint32_t begin,
+                                       uint32_t end) {
+    const __m256i toSign = _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24);
+    for (uint32_t i = begin; i < end; i += 32) {
+        uint32_t bits;
+        std::memcpy(&bits, mask + i / 8, sizeof(bits));
+        const __m256i word = _mm256_set1_epi32(int32_t(bits));
+        for (uint32_t g = 0; g < 4; ++g) {
+            const __m256i lanes = _mm256_sllv_epi32(word, _mm256_sub_epi32(toSign, _mm256_set1_epi32(int32_t(8 * g))));
+            const __m256 av = _mm256_loadu_ps(reinterpret_cast<const float*>(a + i + 8 * g));
+            const __m256 r = _mm256_blendv_ps(_mm256_castsi256_ps(FalseSide(b, i + 8 * g)), av, _mm256_castsi256_ps(lanes));
+            _mm256_storeu_ps(reinterpret_cast<float*>(d + i + 8 * g), r);
+        }
+    }
+}
+// the 32-lane steps for 32-bit lanes, the rest by SelectRange
+template <typename W, typename B>
+ACTGRAD_AVX2 inline void SelectSpan(W* d, const uint8_t* mask, const W* a, B b, uint32_t begin, uint32_t end) {
+    if constexpr (sizeof(W) == 4) {
+        const uint32_t whole = begin + (end - begin) / 32 * 32;
+        SelectRange32(d, mask, a, b, begin, whole);
+        begin = whole;
+    }
+    SelectRange(d, mask, a, b, begin, end);
+}
 // In place (d == a) the lanes whose bit is set keep their values: 64 lanes whose bits are all set are skipped
 // without a store, so a select that patches a few lanes (the NaN lanes of a band functor) costs about a read of its
 // mask.
@@ -211,16 +207,16 @@ template <typename W, typename B>
 ACTGRAD_AVX2 inline uint32_t SelectBits(W* d, const uint8_t* mask, const W* a, B b, uint32_t count) {
     const uint32_t whole = count / (32 / sizeof(W)) * (32 / sizeof(W));
     if (d != a) {
-        SelectRange(d, mask, a, b, 0, whole);
+        SelectSpan(d, mask, a, b, 0, whole);
         return whole;
     }
     uint32_t i = 0;
     for (; i + 64 <= whole; i += 64) {
         uint64_t bits;
         std::memcpy(&bits, mask + i / 8, sizeof(bits));
-        if (bits != ~uint64_t(0)) SelectRange(d, mask, a, b, i, i + 64);
+        if (bits != ~uint64_t(0)) SelectSpan(d, mask, a, b, i, i + 64);
     }
-    SelectRange(d, mask, a, b, i, whole);
+    SelectSpan(d, mask, a, b, i, whole);
     return whole;
 }
 
@@ -269,6 +265,29 @@ ACTGRAD_AVX2 inline uint32_t NarrowHalf(uint16_t* out, const float* in, uint32_t
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
                          _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     return i;
+}
+
+// The large GM copies of data_copy.h in 256-bit vectors (the same loads, stores and hints; half the instructions):
+// GM -> UB asks for the lines 1 KiB ahead, non-temporally; UB -> GM streams to a 32-byte aligned destination. Each
+// returns how many leading bytes it copied (CopyToGm: bytes >= 32).
+ACTGRAD_AVX2 inline size_t CopyFromGm(uint8_t* d, const uint8_t* s, size_t bytes) {
+    size_t i = 0;
+    for (; i + 64 <= bytes; i += 64) {
+        __builtin_prefetch(s + i + 1024, 0, 0);
+        const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
+        const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 32));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), lo);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i + 32), hi);
+    }
+    return i;
+}
+ACTGRAD_AVX2 inline size_t CopyToGm(uint8_t* d, const uint8_t* s, size_t bytes) {
+    const size_t head = (32 - uintptr_t(d) % 32) % 32;
+    std::memcpy(d, s, head);
+    size_t i = head;
+    for (; i + 32 <= bytes; i += 32)
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i)));
+    return i;  // the caller finishes the rest and fences
 }
 
 // Compare with a CMPMODE (LT GT EQ LE GE NE, as its int): NE is true for NaN, the others false (IEEE).
