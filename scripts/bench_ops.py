@@ -61,8 +61,6 @@ def cases(actgrad, x, g, out_a, out_t):
     # forward outputs the dst forms and ATen's log_sigmoid_backward take
     sig, tanh, root = torch.sigmoid(x), torch.tanh(x), x.abs().sqrt()
     buffer = aten.log_sigmoid_forward(x)[1]
-    # the row reductions over the whole tensor as one row (scripts/bench_rows.py measures shapes of rows)
-    soft, log_soft = torch.softmax(x, 0), torch.log_softmax(x, 0)
     return [
         ("hardtanh_grad", lambda: actgrad.hardtanh_grad(x, g, -1.0, 1.0, out=out_a),
          "hardtanh_backward", lambda: aten.hardtanh_backward.grad_input(g, x, -1.0, 1.0, grad_input=out_t)),
@@ -117,14 +115,6 @@ def cases(actgrad, x, g, out_a, out_t):
         # ATen's mish_backward has no grad_input overload: it allocates its result
         ("mish_backward", lambda: actgrad.mish_backward(x, g, out=out_a),
          "mish_backward", lambda: aten.mish_backward(g, x)),
-
-        # the row reductions
-        ("soft_max_backward", lambda: actgrad.soft_max_backward(g, soft, 0, out=out_a),
-         "_softmax_backward_data",
-         lambda: aten._softmax_backward_data.out(g, soft, 0, x.dtype, grad_input=out_t)),
-        ("log_softmax_backward", lambda: actgrad.log_softmax_backward(g, log_soft, 0, out=out_a),
-         "_log_softmax_backward_data",
-         lambda: aten._log_softmax_backward_data.out(g, log_soft, 0, x.dtype, out=out_t)),
     ]
 
 

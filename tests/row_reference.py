@@ -1,5 +1,5 @@
 """float64 references of the row-reduction grads and the launch of their kernels through _C.launch_rows (shared by
-tests/test_row_kernel.py and scripts/bench_rows.py)."""
+tests/test_row_kernel.py)."""
 import math
 
 import torch

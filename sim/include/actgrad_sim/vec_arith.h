@@ -338,6 +338,13 @@ void CheckUnary(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T
 // a commutative + or * the compiler may put either operand first, so two loop versions could disagree. The twin's
 // rule, on every path: src0's NaN (quieted) wins, as the first operand's does where the order is fixed (Sub, Div).
 inline float KeepFirstNan(float a, float r) { return a != a ? BitsFloat(FloatBits(a) | 0x00400000u) : r; }
+#if defined(__SSE2__)
+inline __m128 KeepFirstNan(__m128 a, __m128 r) {  // the reductions' 4-lane tree (vec_reduce.h)
+    const __m128 nan = _mm_cmpunord_ps(a, a);
+    const __m128 quieted = _mm_or_ps(a, _mm_castsi128_ps(_mm_set1_epi32(0x00400000)));
+    return _mm_or_ps(_mm_and_ps(nan, quieted), _mm_andnot_ps(nan, r));
+}
+#endif
 #if defined(ACTGRAD_SIM_AVX2)
 inline __m256 KeepFirstNan(const __m256& a, const __m256& r) {
     typedef int32_t Bits8 __attribute__((vector_size(32)));
