@@ -136,7 +136,7 @@ def row_cases(actgrad, shape: tuple[int, ...], dtype):
              lambda y=y, axis=axis: aten._softmax_backward_data.out(g, y, axis, dtype, grad_input=out_t)),
             (f"log_softmax_backward[{where}]",
              lambda ly=ly, axis=axis: actgrad.log_softmax_backward(g, ly, axis, out=out_a), "_log_softmax_backward_data",
-             lambda ly=ly, axis=axis: aten._log_softmax_backward_data.out(g, ly, axis, dtype, grad_input=out_t)),
+             lambda ly=ly, axis=axis: aten._log_softmax_backward_data.out(g, ly, axis, dtype, out=out_t)),
         ]
     return table
 

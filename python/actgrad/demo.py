@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 import actgrad
+from actgrad import _C
 
 aten = torch.ops.aten
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
@@ -248,6 +249,18 @@ def best_milliseconds(fn, repeats: int = 5) -> float:
     return 1e3 * min(times)
 
 
+def launch_split(case: Case, saved: torch.Tensor) -> tuple[int, int]:
+    """Vector-core blocks and elements per UB tile of the launch on TILING_SOC (a row reduction's along the last
+    axis: its tile holds tile_slices rows of slice_stride elements)."""
+    dtype = str(saved.dtype).removeprefix("torch.")
+    if case.row_bound is None:
+        tiling = actgrad.tiling(case.op, saved.shape, saved.dtype, soc=TILING_SOC)
+        return tiling.block_dim, tiling.tile_length
+    rows, length = saved.numel() // saved.shape[-1], saved.shape[-1]
+    plan = _C.plan_rows(actgrad.spec.BY_NAME[case.op].op_type, rows, length, 1, dtype, TILING_SOC)
+    return plan["block_dim"], plan["tile_slices"] * plan["slice_stride"]
+
+
 def measure(case: Case, dtype, z: torch.Tensor, g: torch.Tensor) -> dict:
     saved, grad = case.saved(z.to(dtype)), g.to(dtype)
     got = case.run(saved, grad)
@@ -265,13 +278,13 @@ def measure(case: Case, dtype, z: torch.Tensor, g: torch.Tensor) -> dict:
     else:
         exempt = absolute_bound_holds(case, saved, grad, got, exact)
     max_abs, max_ulp = errors(got, want, exempt)
-    tiling = actgrad.tiling(case.op, saved.shape, dtype, soc=TILING_SOC)
+    blocks, tile = launch_split(case, saved)
     return {"case": case, "dtype": str(dtype).removeprefix("torch."),
             "reference": "torch, same dtype" if case.exact else "torch f64, rounded",
             "max_abs": max_abs, "max_ulp": max_ulp, "tolerance": tolerance, "ok": max_ulp <= tolerance,
             "actgrad_ms": best_milliseconds(lambda: case.run(saved, grad)),
             "torch_ms": best_milliseconds(lambda: case.reference(saved, grad)),
-            "blocks": tiling.block_dim, "tile": tiling.tile_length}
+            "blocks": blocks, "tile": tile}
 
 
 COLUMNS = """Columns:
