@@ -2,7 +2,7 @@
 """On-device acceptance of actgrad on an Ascend NPU, for the first run on real hardware. Builds nothing.
 
 1. The checks of `python -m actgrad.npu_check` (CANN, torch_npu, the installed package, the bridge, a device).
-2. Every operator of spec.OPS on NPU tensors, for float32, float16 and bfloat16, shapes 1, 31, 4096, 3x5x1027 and 1M,
+2. Every elementwise operator of the spec (not yet the row reductions) on NPU tensors, for float32, float16 and bfloat16, shapes 1, 31, 4096, 3x5x1027 and 1M,
    with the required and the typical attributes of its test record (tests/refs), against the CPU twin on the same
    inputs: bit-exact for the piecewise-linear forms (+0 and -0 alike); the transcendental forms within twice the
    contract's target, 2 ulp (float16, bfloat16) or 2x the operator's 4 or 8 ulp (float32), or twice the record's
@@ -26,7 +26,7 @@ import torch
 
 import actgrad
 from actgrad import npu_check
-from actgrad.spec import OPS
+from actgrad.spec import ELEMENTWISE_OPS as OPS  # the row reductions are not in this run yet
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
 import reference as R  # noqa: E402 - the operators' records (tests/refs)
