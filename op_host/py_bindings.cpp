@@ -84,65 +84,67 @@ void CheckAttrs(const std::string& opType, const std::vector<double>& attrs) {
     LowerAttrs(opType, attrs.data(), attrs.size(), scratch);
 }
 
-py::dict Tiling(const std::string& opType, uint64_t numel, const std::string& dtype, const std::string& soc,
-                const std::vector<double>& attrs) {
-    // the block split does not depend on the attributes; they only fill the functor parameters
-    const ElementwiseGradTiling t = attrs.empty() ? PlanBlocksOnTwin(opType, numel, KeyOfName(dtype), soc)
-                                                  : PlanOnTwin(opType, numel, KeyOfName(dtype), soc, attrs);
+// The fields every tiling record shares: what was planned, the blocks launched, the UB the kernel carves for the
+// tiling against the SoC's, and one dict per block, which fillBlock(b, dict) fills; the caller adds its family's own.
+template <class FillBlock>
+py::dict TilingRecord(const std::string& opType, const std::string& dtype, const std::string& soc, uint32_t blockDim,
+                      uint64_t ubBytesUsed, FillBlock fillBlock) {
     py::list blocks;
-    for (uint32_t b = 0; b < t.blockDim; ++b) {
-        uint64_t start = 0, length = 0;
-        BlockRange(t, b, start, length);
-        py::dict d;
-        d["start"] = start;
-        d["length"] = length;
-        uint64_t tiles = 0;
-        uint32_t tail = 0;
-        BlockTiles(t, length, tiles, tail);
-        d["tiles"] = tiles;
-        d["tail"] = tail;
-        blocks.append(d);
+    for (uint32_t b = 0; b < blockDim; ++b) {
+        py::dict block;
+        fillBlock(b, block);
+        blocks.append(block);
     }
     py::dict d;
     d["op_type"] = opType;
     d["soc"] = soc;
     d["dtype"] = dtype;
+    d["block_dim"] = blockDim;
+    d["ub_bytes_used"] = ubBytesUsed;
+    d["ub_bytes_available"] = TwinSocResources(actgrad_sim::FindSoc(soc)).ubBytes;
+    d["blocks"] = blocks;
+    return d;
+}
+
+py::dict Tiling(const std::string& opType, uint64_t numel, const std::string& dtype, const std::string& soc,
+                const std::vector<double>& attrs) {
+    // the block split does not depend on the attributes; they only fill the functor parameters
+    const ElementwiseGradTiling t = attrs.empty() ? PlanBlocksOnTwin(opType, numel, KeyOfName(dtype), soc)
+                                                  : PlanOnTwin(opType, numel, KeyOfName(dtype), soc, attrs);
+    py::dict d = TilingRecord(opType, dtype, soc, t.blockDim, UbBytesUsed(t), [&t](uint32_t b, py::dict& block) {
+        uint64_t start = 0, length = 0, tiles = 0;
+        uint32_t tail = 0;
+        BlockRange(t, b, start, length);
+        BlockTiles(t, length, tiles, tail);
+        block["start"] = start;
+        block["length"] = length;
+        block["tiles"] = tiles;
+        block["tail"] = tail;
+    });
     d["total_length"] = t.totalLength;
-    d["block_dim"] = t.blockDim;
     d["tile_length"] = t.tileLength;
     d["unit_elems"] = t.unitElems;
     d["units_per_block"] = t.unitsPerBlock;
     d["blocks_with_extra_unit"] = t.blocksWithExtraUnit;
-    d["ub_bytes_used"] = UbBytesUsed(t);
-    d["ub_bytes_available"] = TwinSocResources(actgrad_sim::FindSoc(soc)).ubBytes;
     d["params"] = std::vector<float>(t.params, t.params + kMaxFunctorParams);
-    d["blocks"] = blocks;
     return d;
 }
 
 py::dict PlanRows(const std::string& opType, uint64_t outer, uint64_t rows, uint64_t inner, const std::string& dtype,
                   const std::string& soc) {
     const RowGradTiling t = PlanRowsOnTwin(opType, outer, rows, inner, KeyOfName(dtype), soc);
-    py::list blocks;
-    for (uint32_t b = 0; b < t.blockDim; ++b) {
+    py::dict d = TilingRecord(opType, dtype, soc, t.blockDim, RowUbBytesUsed(t), [&t](uint32_t b, py::dict& block) {
         uint64_t first = 0, count = 0;
         RowBlockRange(t, b, first, count);
-        py::dict d;
-        d["first_unit"] = first;
-        d["units"] = count;
-        blocks.append(d);
-    }
-    py::dict d;
-    d["op_type"] = opType;
-    d["soc"] = soc;
-    d["dtype"] = dtype;
+        block["first_unit"] = first;
+        block["units"] = count;
+    });
     d["outer"] = t.outer;
     d["row_length"] = t.rowLength;
     d["inner"] = t.inner;
     d["units"] = t.units;
     d["units_per_block"] = t.unitsPerBlock;
     d["blocks_with_extra_unit"] = t.blocksWithExtraUnit;
-    d["block_dim"] = t.blockDim;
     d["two_pass"] = bool(t.twoPass);
     d["tile_slices"] = t.tileSlices;
     d["slice_length"] = t.sliceLength;
@@ -150,9 +152,6 @@ py::dict PlanRows(const std::string& opType, uint64_t outer, uint64_t rows, uint
     d["column_chunks"] = t.columnChunks;
     d["sum_elems"] = t.sumElems;
     d["work_elems"] = t.workElems;
-    d["ub_bytes_used"] = RowUbBytesUsed(t);
-    d["ub_bytes_available"] = TwinSocResources(actgrad_sim::FindSoc(soc)).ubBytes;
-    d["blocks"] = blocks;
     return d;
 }
 
