@@ -115,9 +115,8 @@ def test_values_of_long_rows(op, dtype):
 @pytest.mark.parametrize("op", ROW_OPS)
 def test_values_of_a_row_of_a_million(op):
     """A row longer than UB holds: the kernel sums it chunk by chunk first (two passes)."""
-    op_type = R.SPEC.BY_NAME[op].op_type
     for dtype in ("float32", "bfloat16"):
-        assert _C.plan_rows(op_type, 1, 1 << 20, 1, dtype, actgrad.default_soc())["two_pass"]
+        assert actgrad.tiling(op, (1, 1 << 20), dtype, axis=1).two_pass
     run_and_check(op, (1, 1 << 20), 1, torch.float32, "forward", seed=6)
     run_and_check(op, (1 << 20,), 0, torch.bfloat16, "synthetic", seed=7)
 

@@ -1,5 +1,6 @@
-"""actgrad.tiling(): the invariants of the block/tile split, and kernel runs at the numels where the split changes
-(one unit, one tile, one block's worth, all cores, several tiles per block with a tail)."""
+"""actgrad.tiling() of the elementwise operators: the invariants of the block/tile split, and kernel runs at the
+numels where the split changes (one unit, one tile, one block's worth, all cores, several tiles per block with a
+tail)."""
 import functools
 import math
 
@@ -144,9 +145,9 @@ def test_tiling_bad_arguments():
             ag.tiling("hardtanh_grad", shape, torch.float32)
     with pytest.raises(RuntimeError, match="Ascend310P"):  # as a launch there is refused
         ag.tiling("hardtanh_grad", (4096,), torch.float32, soc="Ascend310P")
-    for op in R.ROW_OP_NAMES:  # a row reduction's split follows its axis: not a numel's
-        with pytest.raises(ValueError, match="row reduction"):
-            ag.tiling(op, (4, 8), torch.float32)
+    # an elementwise split follows no axis (a row reduction's does: tests/test_tiling_rows.py)
+    with pytest.raises(ValueError, match="axis=-1 given, but ActgradHardtanhGrad is elementwise"):
+        ag.tiling("hardtanh_grad", (4, 8), torch.float32, axis=-1)
     # OpType accepted as well as the function name
     assert ag.tiling("ActgradHardtanhGrad", (5,), torch.float32).op_type == "ActgradHardtanhGrad"
 

@@ -2,9 +2,9 @@
 
 Every operator of spec.py is a torch op, torch.ops.actgrad.<name> (functional and .out), and a function here:
 hardtanh_grad, hardsigmoid_backward, clamp_backward, elu_backward, soft_plus_backward. actgrad.aten has drop-ins
-with ATen's signatures. tiling() shows how a launch splits the work; socs()/set_default_soc() (or $ACTGRAD_SOC)
-choose the SoC profile the twin runs as. actgrad.ge is GE's Python graph API on the twin; compile_backend a
-torch.compile backend running actgrad graphs through it.
+with ATen's signatures. tiling() shows how a launch splits the work (a row reduction's along its axis);
+socs()/set_default_soc() (or $ACTGRAD_SOC) choose the SoC profile the twin runs as. actgrad.ge is GE's Python graph
+API on the twin; compile_backend a torch.compile backend running actgrad graphs through it.
 """
 import torch  # noqa: F401  (loads libtorch, which _C links against)
 
@@ -20,10 +20,10 @@ from .compile_backend import compile_backend
 from .functions import PUBLIC_FUNCTIONS
 from .launch_stats import BlockStats, LaunchStats, launch_stats
 from .soc import default_soc, set_default_soc, socs
-from .tiling import Tiling, tiling
+from .tiling import RowTiling, Tiling, tiling
 
 # The operator functions are made from the spec; bind them here as actgrad.<op name>.
 globals().update(PUBLIC_FUNCTIONS)
 
-__all__ = [*PUBLIC_FUNCTIONS, "compile_backend", "tiling", "Tiling", "socs", "set_default_soc", "default_soc", "launch_stats",
-           "LaunchStats", "BlockStats"]
+__all__ = [*PUBLIC_FUNCTIONS, "compile_backend", "tiling", "Tiling", "RowTiling", "socs", "set_default_soc",
+           "default_soc", "launch_stats", "LaunchStats", "BlockStats"]
