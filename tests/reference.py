@@ -45,15 +45,19 @@ LN_F32_MAX = math.log(float(np.finfo(np.float32).max))
 LN_F32_MIN_NORMAL = math.log(F32_MIN_NORMAL)  # -87.33654...
 
 
-def load_spec():
-    """python/actgrad/spec.py, loaded by path (needs neither the extension nor an installed package)."""
-    path = ROOT / "python" / "actgrad" / "spec.py"
-    mod_spec = importlib.util.spec_from_file_location("_actgrad_spec_for_tests", path)
+def load_package_module(name: str):
+    """python/actgrad/<name>.py, loaded by path (needs neither the extension nor an installed package)."""
+    path = ROOT / "python" / "actgrad" / f"{name}.py"
+    mod_spec = importlib.util.spec_from_file_location(f"_actgrad_{name}_for_tests", path)
     mod = importlib.util.module_from_spec(mod_spec)
     import sys
     sys.modules[mod_spec.name] = mod  # dataclasses need the module registered
     mod_spec.loader.exec_module(mod)
     return mod
+
+
+def load_spec():
+    return load_package_module("spec")
 
 
 SPEC = load_spec()
@@ -371,11 +375,12 @@ def soft_plus_backward_f64(src, diff_dst, beta=1.0, threshold=math.inf):
 # float64 references of the row reductions (family "row"): a sum along `axis`, then an elementwise step
 # ----------------------------------------------------------------------------------------------------------------
 @quiet
-def _row_nan_policy(out, axis, *inputs):
-    """NaN anywhere in a row of any input (the elements sharing every index but `axis`) makes the whole row NaN."""
+def _row_nan_policy(out, axis, *bad_elements):
+    """Where any of `bad_elements` (boolean arrays) holds anywhere in a row (the elements sharing every index but
+    `axis`), the whole row is NaN."""
     bad = np.zeros(np.shape(out), dtype=bool)
-    for a in inputs:
-        bad |= np.isnan(a).any(axis=axis, keepdims=True)
+    for b in bad_elements:
+        bad |= b.any(axis=axis, keepdims=True)
     return np.where(bad, np.nan, out)
 
 
@@ -386,48 +391,35 @@ def _as_rows(*arrays):
 
 @quiet
 def softmax_backward_f64(diff_dst, dst, axis):
-    """oneDNN SoftMaxBackward / ATen _softmax_backward_data: dst*(diff_dst - sum_axis(diff_dst*dst))."""
+    """oneDNN SoftMaxBackward / ATen _softmax_backward_data: dst*(diff_dst - sum_axis(diff_dst*dst)); NaN in either
+    input makes its row NaN."""
     g, d = _as_rows(diff_dst, dst)
     out = d * (g - (g * d).sum(axis=axis, keepdims=True))
-    return _row_nan_policy(out, axis, g, d).reshape(np.shape(dst))
+    return _row_nan_policy(out, axis, np.isnan(g), np.isnan(d)).reshape(np.shape(dst))
 
 
 @quiet
 def log_softmax_backward_f64(diff_dst, dst, axis):
-    """oneDNN LogSoftmaxBackward / ATen _log_softmax_backward_data: diff_dst - exp(dst)*sum_axis(diff_dst)."""
+    """oneDNN LogSoftmaxBackward / ATen _log_softmax_backward_data: diff_dst - exp(dst)*sum_axis(diff_dst); NaN in
+    either input makes its row NaN, and so does an exp(dst) that overflows f32 (dst = +inf or > log(FLT_MAX)): the
+    kernel adds 0*exp(dst) into the sum so that a NaN in dst reaches it (docs/row_reductions.md)."""
     g, d = _as_rows(diff_dst, dst)
     out = g - np.exp(d) * g.sum(axis=axis, keepdims=True)
-    return _row_nan_policy(out, axis, g, d).reshape(np.shape(dst))
+    return _row_nan_policy(out, axis, np.isnan(g), np.isnan(d), d > LN_F32_MAX).reshape(np.shape(dst))
 
 
 ROW_F64 = {"soft_max_backward": softmax_backward_f64, "log_softmax_backward": log_softmax_backward_f64}
+# The bound of one f32 evaluation, shared with the package (python/actgrad/row_bounds.py, derived in
+# docs/row_reductions.md): it bounds the distance to the float64 values above, which are computed here.
+ROW_BOUNDS = load_package_module("row_bounds")
 
-U = 2.0 ** -24  # the unit roundoff of float32
-TINY = 2.0 ** -149  # the smallest f32 subnormal: what an underflowing f32 step may lose, per step
 
-
-@quiet
 def row_f32_error_bound(op, g, d, axis):
-    """|f32 result - float64 value| of one f32 evaluation of the formula, per element (u = 2**-24):
-    * softmax, dst*(g - s) with s = sum(g*dst): s carries at most R*u*sum|g*dst| (R products rounded and R-1
-      additions, in any order), g - s and the product with dst one rounding each:
-          |dst|*(R*u*sum|g*dst| + 2*u*(|g| + |s|)) + (R + 2)*TINY
-    * log-softmax, g - exp(dst)*s with s = sum(g): s carries R*u*sum|g|, exp(dst) 4 f32 ulps (<= 8u relative, the
-      accuracy target of one transcendental factor), the product and the difference one rounding each:
-          exp(dst)*(R*u*sum|g| + 10*u*|s|) + u*|g| + (R + 2)*TINY
-    (TINY: an underflowing f32 step loses at most one subnormal ulp.) A wrong formula misses by about |dst*s| or
-    exp(dst)*|s| instead (tests/test_softmax_backward.py, test_the_bound_rejects_a_wrong_formula)."""
-    g, d = (np.asarray(a, np.float64).reshape(np.shape(a) or (1,)) for a in (g, d))
-    r = g.shape[axis]
-    if op == "soft_max_backward":
-        s = (g * d).sum(axis=axis, keepdims=True)
-        total = np.abs(g * d).sum(axis=axis, keepdims=True)
-        bound = np.abs(d) * (r * U * total + 2 * U * (np.abs(g) + np.abs(s)))
-    else:
-        s = g.sum(axis=axis, keepdims=True)
-        total = np.abs(g).sum(axis=axis, keepdims=True)
-        bound = np.exp(d) * (r * U * total + 10 * U * np.abs(s)) + U * np.abs(g)
-    return bound + (r + 2) * TINY
+    """ROW_BOUNDS.row_f32_error_bound on NumPy arrays of the exact values (`axis` wrapped into [0, rank)). A wrong
+    formula misses it by about |dst*s| or exp(dst)*|s| (tests/test_softmax_backward.py,
+    test_the_bound_rejects_a_wrong_formula)."""
+    as_tensor = (torch.from_numpy(np.asarray(a, np.float64)) for a in (g, d))
+    return ROW_BOUNDS.row_f32_error_bound(op, *as_tensor, axis).numpy()
 
 
 # ----------------------------------------------------------------------------------------------------------------

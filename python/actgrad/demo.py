@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 import actgrad
-from actgrad import _C
+from actgrad.row_bounds import row_f32_error_bound
 
 aten = torch.ops.aten
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
@@ -48,9 +48,9 @@ class Case:
     # contract's absolute bound 1e-6*|g| replaces the ulp budget (contract A.2)
     terms: Callable | None = None
     tail: float = -math.inf  # saved values below it are in the absolute-bound region too (GELU's far tail)
-    # a row reduction along the last axis: (saved, g) float64 -> the bound of one float32 evaluation per element
-    # (its row sum's rounding), which replaces the ulp budget (docs/row_reductions.md)
-    row_bound: Callable | None = None
+    # a row reduction: its axis; the bound of one float32 evaluation per element (its row sum's rounding) replaces the
+    # ulp budget (actgrad.row_bounds, docs/row_reductions.md)
+    row_axis: int | None = None
 
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -79,21 +79,6 @@ def _fast_gelu_terms(x):
 def _mish_terms(x):
     t = torch.tanh(F.softplus(x))
     return t, x * torch.sigmoid(x) * (1 - t * t)
-
-
-F32_UNIT = 2.0 ** -24
-
-
-def _softmax_bound(y, g):
-    s = (g * y).sum(-1, keepdim=True)
-    rows = y.shape[-1]
-    return y.abs() * (rows * F32_UNIT * (g * y).abs().sum(-1, keepdim=True) + 2 * F32_UNIT * (g.abs() + s.abs()))
-
-
-def _log_softmax_bound(y, g):
-    s = g.sum(-1, keepdim=True)
-    e = y.exp()
-    return e * (y.shape[-1] * F32_UNIT * g.abs().sum(-1, keepdim=True) + 10 * F32_UNIT * s.abs()) + F32_UNIT * g.abs()
 
 
 def _sign_times(s: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
@@ -187,11 +172,11 @@ CASES = (
     Case("actgrad.soft_max_backward(g, torch.softmax(z, -1), -1)", "_softmax_backward_data(g, y, -1, dtype)",
          "soft_max_backward", lambda z: torch.softmax(z, -1),
          lambda s, g: actgrad.soft_max_backward(g, s, -1),
-         lambda s, g: aten._softmax_backward_data(g, s, -1, s.dtype), exact=False, row_bound=_softmax_bound),
+         lambda s, g: aten._softmax_backward_data(g, s, -1, s.dtype), exact=False, row_axis=-1),
     Case("actgrad.log_softmax_backward(g, torch.log_softmax(z, -1))", "_log_softmax_backward_data(g, y, -1, dtype)",
          "log_softmax_backward", lambda z: torch.log_softmax(z, -1),
          lambda s, g: actgrad.log_softmax_backward(g, s),
-         lambda s, g: aten._log_softmax_backward_data(g, s, -1, s.dtype), exact=False, row_bound=_log_softmax_bound),
+         lambda s, g: aten._log_softmax_backward_data(g, s, -1, s.dtype), exact=False, row_axis=-1),
 )
 
 
@@ -250,15 +235,13 @@ def best_milliseconds(fn, repeats: int = 5) -> float:
 
 
 def launch_split(case: Case, saved: torch.Tensor) -> tuple[int, int]:
-    """Vector-core blocks and elements per UB tile of the launch on TILING_SOC (a row reduction's along the last
-    axis: its tile holds tile_slices rows of slice_stride elements)."""
-    dtype = str(saved.dtype).removeprefix("torch.")
-    if case.row_bound is None:
+    """Vector-core blocks and elements per UB tile of the launch on TILING_SOC (a row reduction's tile: its padded
+    rows, or a chunk of one)."""
+    if case.row_axis is None:
         tiling = actgrad.tiling(case.op, saved.shape, saved.dtype, soc=TILING_SOC)
         return tiling.block_dim, tiling.tile_length
-    rows, length = saved.numel() // saved.shape[-1], saved.shape[-1]
-    plan = _C.plan_rows(actgrad.spec.BY_NAME[case.op].op_type, rows, length, 1, dtype, TILING_SOC)
-    return plan["block_dim"], plan["tile_slices"] * plan["slice_stride"]
+    tiling = actgrad.tiling(case.op, saved.shape, saved.dtype, soc=TILING_SOC, axis=case.row_axis)
+    return tiling.block_dim, tiling.tile_elems
 
 
 def measure(case: Case, dtype, z: torch.Tensor, g: torch.Tensor) -> dict:
@@ -272,9 +255,10 @@ def measure(case: Case, dtype, z: torch.Tensor, g: torch.Tensor) -> dict:
         tolerance = case.ulp_f32 if dtype == torch.float32 else TRANSCENDENTAL_ULP[dtype]
     if case.exact:
         exempt = None
-    elif case.row_bound is not None:
+    elif case.row_axis is not None:
         spacing = (torch.nextafter(got, torch.full_like(got, math.inf)).double() - got.double()).abs()
-        exempt = (got.double() - exact).abs() <= case.row_bound(saved.double(), grad.double()) + spacing
+        bound = row_f32_error_bound(case.op, grad.double(), saved.double(), case.row_axis % saved.dim())
+        exempt = (got.double() - exact).abs() <= bound + spacing
     else:
         exempt = absolute_bound_holds(case, saved, grad, got, exact)
     max_abs, max_ulp = errors(got, want, exempt)
