@@ -2,12 +2,18 @@
 """On-device acceptance of actgrad on an Ascend NPU, for the first run on real hardware. Builds nothing.
 
 1. The checks of `python -m actgrad.npu_check` (CANN, torch_npu, the installed package, the bridge, a device).
-2. Every elementwise operator of the spec (not yet the row reductions) on NPU tensors, for float32, float16 and bfloat16, shapes 1, 31, 4096, 3x5x1027 and 1M,
-   with the required and the typical attributes of its test record (tests/refs), against the CPU twin on the same
-   inputs: bit-exact for the piecewise-linear forms (+0 and -0 alike); the transcendental forms within twice the
-   contract's target, 2 ulp (float16, bfloat16) or 2x the operator's 4 or 8 ulp (float32), or twice the record's
-   absolute bound where terms cancel or exp underflows: each is within the target of the exact value, and the NPU's
-   exp/erf need not round like the twin's. NaN matches NaN whatever its payload.
+2. Every operator of the spec on NPU tensors, for float32, float16 and bfloat16, against the CPU twin on the same
+   inputs. NaN matches NaN whatever its payload.
+   - Elementwise: shapes 1, 31, 4096, 3x5x1027 and 1M, with the required and the typical attributes of its test record
+     (tests/refs): bit-exact for the piecewise-linear forms (+0 and -0 alike); the transcendental forms within twice
+     the contract's target, 2 ulp (float16, bfloat16) or 2x the operator's 4 or 8 ulp (float32), or twice the
+     record's absolute bound where terms cancel or exp underflows: each is within the target of the exact value, and
+     the NPU's exp/erf need not round like the twin's.
+   - Row reductions: shapes 1x1, 37x31, 64x4096, 3x5x1027 and 2x1M along the default axis, the first and the last
+     (rows of one element to rows longer than UB, in one and two passes, contiguous and strided), on softmax /
+     log-softmax outputs with a masked class (-inf logit) and a NaN poisoning one row: within 2 ulp or twice the
+     bound of one f32 evaluation plus the rounding to the dtype (python/actgrad/row_bounds.py; twin and NPU sum in
+     the same order, so "max 0 ulp" is expected; the NPU's exp need not round like the twin's).
 3. torch_npu's own aten.elu_backward and aten.hardsigmoid_backward against ATen on the CPU, with the package loaded:
    CANN's built-in aclnn APIs serve them, and a package that registered the same names would shadow them.
 
@@ -26,7 +32,8 @@ import torch
 
 import actgrad
 from actgrad import npu_check
-from actgrad.spec import ELEMENTWISE_OPS as OPS  # the row reductions are not in this run yet
+from actgrad.row_bounds import row_f32_error_bound
+from actgrad.spec import OPS
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
 import reference as R  # noqa: E402 - the operators' records (tests/refs)
@@ -34,14 +41,58 @@ import reference as R  # noqa: E402 - the operators' records (tests/refs)
 SKIPPED = 77
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 SHAPES = ((1,), (31,), (4096,), (3, 5, 1027), (1 << 20,))
+ROW_SHAPES = ((1, 1), (37, 31), (64, 4096), (3, 5, 1027), (2, 1 << 20))
 INT_VIEW = {torch.float32: (torch.int32, 32), torch.float16: (torch.int16, 16), torch.bfloat16: (torch.int16, 16)}
-# Per operator: the required attributes alone (every other at its default), then its record's typical set
-ATTRIBUTES = {op.name: [dict(R.REFS[op.name].required), dict(R.REFS[op.name].typical)] for op in OPS}
+
+
+def attribute_sets(op, shape: tuple) -> list[dict]:
+    """Elementwise: the required attributes alone (every other at its default), then its record's typical set. Row
+    reduction: the default axis, then axis 0 and -1 where they are other axes of `shape`."""
+    if op.family == "elementwise":
+        return [dict(R.REFS[op.name].required), dict(R.REFS[op.name].typical)]
+    sets, axes = [{}], {op.attrs[0].default % len(shape)}
+    for axis in (0, -1):
+        if axis % len(shape) not in axes:
+            axes.add(axis % len(shape))
+            sets.append({"axis": axis})
+    return sets
+
+
+def cases():
+    """(op, dtype, shape, attrs) of every run, in table order."""
+    for op in OPS:
+        for dtype in DTYPES:
+            for shape in SHAPES if op.family == "elementwise" else ROW_SHAPES:
+                for attrs in attribute_sets(op, shape):
+                    yield op, dtype, shape, attrs
+
+
+def row_axis(op, attrs: dict, rank: int) -> int:
+    return attrs.get("axis", op.attrs[0].default) % max(rank, 1)
+
+
+def make_row_inputs(op, attrs: dict, shape: tuple, dtype: torch.dtype, seed: int) -> list[torch.Tensor]:
+    """(diff_dst, dst): dst the softmax or log-softmax output of normal logits along the axis, the first element's
+    logit -inf (a masked class) where its row has others; diff_dst normal, its last element NaN where there is more
+    than one row (the NaN poisons that row)."""
+    generator = torch.Generator().manual_seed(seed)
+    axis = row_axis(op, attrs, len(shape))
+    logits = 3 * torch.randn(shape, dtype=torch.float64, generator=generator)
+    if shape[axis] > 1:
+        logits.view(-1)[0] = -math.inf
+    forward = torch.softmax if op.name == "soft_max_backward" else torch.log_softmax
+    dst = forward(logits, axis)
+    diff_dst = torch.randn(shape, dtype=torch.float64, generator=generator)
+    if diff_dst.numel() > shape[axis]:
+        diff_dst.view(-1)[-1] = math.nan
+    return [diff_dst.to(dtype), dst.to(dtype)]
 
 
 def make_inputs(op, attrs: dict, shape: tuple, dtype: torch.dtype, seed: int) -> list[torch.Tensor]:
-    """The op's two tensors in IR order: the saved one uniform in [-6, 6) after the attributes' values and their
-    negations, +-3, +-1, +-0, +-inf and NaN (as many as fit); the gradient normal, ending in +-inf and NaN."""
+    """The op's two tensors in IR order. Elementwise: the saved one uniform in [-6, 6) after the attributes' values and
+    their negations, +-3, +-1, +-0, +-inf and NaN (as many as fit); the gradient normal, ending in +-inf and NaN."""
+    if op.family == "row":
+        return make_row_inputs(op, attrs, shape, dtype, seed)
     n = math.prod(shape)
     generator = torch.Generator().manual_seed(seed)
     saved = torch.empty(n, dtype=torch.float64).uniform_(-6.0, 6.0, generator=generator)
@@ -88,19 +139,31 @@ def first_line(error: Exception) -> str:
     return f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]}"
 
 
-def run_op(op, dtype: torch.dtype, shape: tuple, attrs: dict, seed: int) -> tuple[bool, str]:
-    function = getattr(actgrad, op.name)
-    inputs = make_inputs(op, attrs, shape, dtype, seed)
-    want = function(*inputs, **attrs)
-    try:
-        got = function(*(t.to("npu") for t in inputs), **attrs).cpu()
-    except Exception as error:  # the NPU stack's error is the finding
-        return False, first_line(error)
+def tolerance(op, inputs: list[torch.Tensor], attrs: dict, want: torch.Tensor) -> tuple[int, torch.Tensor]:
+    """(ulp target, absolute bound per element) that the results of `op` on `inputs` (the twin's: `want`) are each
+    within of the exact values."""
+    if op.family == "row":  # the f32 evaluation's bound plus the rounding to the dtype
+        diff_dst, dst = inputs
+        bound = row_f32_error_bound(op.name, diff_dst.double(), dst.double(), row_axis(op, attrs, dst.dim()))
+        spacing = (torch.nextafter(want, torch.full_like(want, math.inf)).double() - want.double()).abs()
+        return 1, (bound + spacing).reshape(-1)
     saved, grad = inputs[op.saved_index], inputs[1 - op.saved_index]
     ref = R.REFS[op.name]
     x, g = R.exact(saved).reshape(-1), R.exact(grad).reshape(-1)
     absolute = torch.from_numpy(ref.abs_bound(x, g, **R.full(op.name, attrs)) if ref.abs_bound is not None else 0 * x)
-    return compare(got, want, R.ulp_target(op.name, attrs, dtype), absolute)
+    return R.ulp_target(op.name, attrs, want.dtype), absolute
+
+
+def run_op(op, dtype: torch.dtype, shape: tuple, attrs: dict, seed: int, device: str = "npu") -> tuple[bool, str]:
+    """The op on `device` against the CPU twin (device "cpu": the twin against itself, which tests this script)."""
+    function = getattr(actgrad, op.name)
+    inputs = make_inputs(op, attrs, shape, dtype, seed)
+    want = function(*inputs, **attrs)
+    try:
+        got = function(*(t.to(device) for t in inputs), **attrs).cpu()
+    except Exception as error:  # the NPU stack's error is the finding
+        return False, first_line(error)
+    return compare(got, want, *tolerance(op, inputs, attrs, want))
 
 
 def run_aten(name: str, call, dtype: torch.dtype, seed: int) -> tuple[bool, str]:
@@ -162,17 +225,14 @@ def main(argv: list[str] | None = None) -> int:
     print(table_row("operator", "dtype", "shape", "attributes", "result", "verdict"))
     failures = 0
     seed = 0
-    for op in OPS:
-        for dtype in DTYPES:
-            for shape in SHAPES:
-                for attrs in ATTRIBUTES[op.name]:
-                    seed += 1
-                    passed, result = run_op(op, dtype, shape, attrs, seed)
-                    failures += not passed
-                    described = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
-                                          for k, v in attrs.items()) or "defaults"
-                    print(table_row(op.known_as, str(dtype).removeprefix("torch."), "x".join(map(str, shape)),
-                                    described, result, "PASS" if passed else "FAIL"), flush=True)
+    for op, dtype, shape, attrs in cases():
+        seed += 1
+        passed, result = run_op(op, dtype, shape, attrs, seed)
+        failures += not passed
+        described = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
+                              for k, v in attrs.items()) or "defaults"
+        print(table_row(op.known_as, str(dtype).removeprefix("torch."), "x".join(map(str, shape)), described,
+                        result, "PASS" if passed else "FAIL"), flush=True)
     for name, variant, call in ATEN_CASES:
         for dtype in DTYPES:
             seed += 1

@@ -1,17 +1,21 @@
-"""python -m actgrad.npu_check and scripts/npu_smoke.py, run as a user runs them, without an NPU.
+"""python -m actgrad.npu_check and scripts/npu_smoke.py, run as a user runs them, without an NPU; the smoke test's cases
+and checks run on the twin against the twin (device "cpu").
 
 Here (no torch_npu, no CANN) the check reports both absent and fails, and the smoke test skips with status 77, neither
 with a traceback. With the stand-in torch_npu of tests/npu_stub/site_packages, a CANN toolkit faked in tmp_path (its
 version files only) and a package library faked where the bridge looks, the CANN, torch_npu, package and owner lines
 report what they find; the device and the operator run need an NPU."""
+import importlib.util
+import math
 import os
 import pathlib
 import subprocess
 import sys
 
 import pytest
+import torch
 
-from actgrad import npu
+from actgrad import npu, spec
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 STUB_SITE = ROOT / "tests" / "npu_stub" / "site_packages"
@@ -22,10 +26,11 @@ CLEARED = ("ASCEND_HOME_PATH", "ASCEND_CUSTOM_OPP_PATH", "ASCEND_OPP_PATH", "PYT
 
 
 def run(*args: str, torch_npu: bool = False, **env: str) -> subprocess.CompletedProcess:
-    """`python *args` in a process that sees the stand-in torch_npu or none, and of the NPU variables only `env`."""
+    """`python *args` in a process that sees this tree's actgrad, the stand-in torch_npu or none, and of the NPU
+    variables only `env`."""
     environment = {k: v for k, v in os.environ.items() if k not in CLEARED} | env
-    if torch_npu:
-        environment["PYTHONPATH"] = str(STUB_SITE)
+    # this tree's package (not another checkout's installed one), and the stand-in torch_npu if asked for
+    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python"), *([str(STUB_SITE)] if torch_npu else [])])
     return subprocess.run([sys.executable, *args], cwd=ROOT, env=environment, capture_output=True, text=True,
                           timeout=600)
 
@@ -176,3 +181,69 @@ def test_the_smoke_test_help_describes_it():
     result = run("scripts/npu_smoke.py", "--help")
     assert result.returncode == 0
     assert "On-device acceptance of actgrad" in result.stdout and "77 (skipped)" in result.stdout
+
+
+def smoke_module():
+    loader = importlib.util.spec_from_file_location("npu_smoke", ROOT / "scripts" / "npu_smoke.py")
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    return module
+
+
+ROW_OPS = [op.name for op in spec.ROW_REDUCTIONS]
+
+
+def test_the_smoke_test_runs_every_operator_of_the_spec():
+    smoke = smoke_module()
+    cases = list(smoke.cases())
+    assert [op.name for op in dict.fromkeys(op for op, *_ in cases)] == [op.name for op in spec.OPS]
+    # a row reduction along its default axis, then the first and the last where they are other axes
+    axes = {(op.name, shape): [] for op, dtype, shape, _ in cases if op.family == "row" and dtype == torch.float32}
+    for op, dtype, shape, attrs in cases:
+        if op.family == "row" and dtype == torch.float32:
+            axes[op.name, shape].append(attrs)
+    assert axes["soft_max_backward", (3, 5, 1027)] == [{}, {"axis": 0}, {"axis": -1}]
+    assert axes["soft_max_backward", (37, 31)] == axes["log_softmax_backward", (37, 31)] == [{}, {"axis": 0}]
+    assert axes["log_softmax_backward", (3, 5, 1027)] == [{}, {"axis": 0}]
+
+
+@pytest.mark.parametrize("op", ROW_OPS)
+def test_the_smoke_test_row_cases_pass_on_the_twin(op):
+    """Every row case but the 2M-element ones, the twin against itself: its inputs, attributes and bound fit the
+    operator, and equal results compare as 0 ulp apart."""
+    smoke = smoke_module()
+    for seed, (case_op, dtype, shape, attrs) in enumerate(smoke.cases()):
+        if case_op.name == op and math.prod(shape) <= 1 << 18:
+            passed, result = smoke.run_op(case_op, dtype, shape, attrs, seed, device="cpu")
+            assert passed and result.startswith("max 0 ulp"), (dtype, shape, attrs, result)
+
+
+@pytest.mark.parametrize("op", ROW_OPS)
+def test_the_smoke_test_row_inputs_mask_a_class_and_poison_a_row(op):
+    smoke = smoke_module()
+    diff_dst, dst = smoke.make_inputs(spec.BY_NAME[op], {"axis": 0}, (31, 37), torch.float32, 3)
+    assert diff_dst.isnan().sum() == 1 and diff_dst[-1, -1].isnan()  # column 36 along axis 0
+    assert dst[0, 0] == (0 if op == "soft_max_backward" else -math.inf) and dst[1:].isfinite().all()
+    got = getattr(__import__("actgrad"), op)(diff_dst, dst, 0)
+    assert got[:, -1].isnan().all() and got[:, :-1].isfinite().all()
+
+
+@pytest.mark.parametrize("op", ROW_OPS)
+def test_the_smoke_test_row_check_fails_outside_twice_the_bound(op):
+    smoke = smoke_module()
+    row_op = spec.BY_NAME[op]
+    for dtype in (torch.float32, torch.bfloat16):
+        inputs = smoke.make_inputs(row_op, {}, (37, 31), dtype, 5)
+        want = getattr(__import__("actgrad"), op)(*inputs)
+        target, absolute = smoke.tolerance(row_op, inputs, {}, want)
+        assert smoke.compare(want, want, target, absolute)[0]
+        within = want.double() + absolute.reshape(want.shape)  # rounded to the dtype: within 1.5 times the bound
+        assert smoke.compare(within.to(dtype), want, target, absolute)[0]
+        k = 40  # a finite element
+        outside = want.clone()
+        outside.view(-1)[k] += 8 * absolute[k].item()
+        passed, result = smoke.compare(outside, want, target, absolute)
+        assert not passed and result.startswith("max "), result
+        unpoisoned = want.clone()
+        unpoisoned[-1] = 0
+        assert smoke.compare(unpoisoned, want, target, absolute) == (False, "NaN mismatch at 31 elements")
