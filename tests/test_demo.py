@@ -1,4 +1,5 @@
 """python -m actgrad.demo runs every operator in every dtype and agrees with PyTorch."""
+import dataclasses
 import subprocess
 import sys
 
@@ -62,6 +63,16 @@ def test_demo_reports_a_mismatch_with_exit_status_1(monkeypatch, capsys):
     assert demo.main(["--batch", "2", "--features", "64"]) == 1
     assert ("Outside tolerance: actgrad.hardtanh_grad(z, g) [float32], actgrad.hardtanh_grad(z, g) [float16], "
             "actgrad.hardtanh_grad(z, g) [bfloat16]") in capsys.readouterr().out
+
+
+def test_demo_holds_the_row_reductions_to_their_f32_bound(monkeypatch, capsys):
+    """A row sum off by 2**-8 relative is outside the bound of the f32 row sum (actgrad.row_bounds)."""
+    right = next(c for c in demo.CASES if c.op == "soft_max_backward")
+    wrong = dataclasses.replace(right, run=lambda s, g: s * (g - 1.00390625 * (g * s).sum(-1, keepdim=True)))
+    monkeypatch.setattr(demo, "CASES", (right, wrong))
+    assert demo.main(["--batch", "4", "--features", "256"]) == 1
+    assert f"Outside tolerance: {right.call} [float32], {right.call} [float16], {right.call} [bfloat16]" in (
+        capsys.readouterr().out)
 
 
 def test_demo_runs_as_a_module_and_has_help():
