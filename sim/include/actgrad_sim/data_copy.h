@@ -229,7 +229,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
             actgrad_sim::FillCanary(u, left, 0);
             actgrad_sim::FillCanary(u + left + p.blockLen, right, left + p.blockLen);
         }
-        actgrad_sim::CopyFromGm(u + left, reinterpret_cast<const uint8_t*>(src.GetPhyAddr()) + gmOff, p.blockLen);
+        std::memcpy(u + left, reinterpret_cast<const uint8_t*>(src.GetPhyAddr()) + gmOff, p.blockLen);
         const uint64_t used = left + uint64_t(p.blockLen) + right;
         actgrad_sim::FillCanary(u + used, uint32_t(row - used), uint32_t(used));
     }
