@@ -13,6 +13,10 @@ constexpr uint64_t kSumsAlign = 8;     // f32 elements of a 32-byte block
 constexpr uint64_t kChunkGranule = 64;  // a two-pass chunk: whole 256-byte f32 repeats
 // narrower column chunks would make DMA blocks too short to pay for reading the data once instead of twice
 constexpr uint64_t kMinOnePassWidth = 32;
+// column chunks are at least this many bytes wide (or all of inner): each DMA block of a strided tile is one burst,
+// and bursts shorter than 256 bytes waste most of a transfer; the price is fewer chunks, so fewer busy cores, when
+// inner is small (docs/row_reductions.md, "Column chunks")
+constexpr uint64_t kMinColumnBytes = 256;
 
 uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
 uint64_t CeilDiv(uint64_t x, uint64_t m) { return (x + m - 1) / m; }
@@ -43,7 +47,9 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
     t.columnChunks = 1;
     if (rows >= 1) {
         t.twoPass = 0;
-        t.tileSlices = uint32_t(std::min<uint64_t>({rows, kMaxDmaBlocks, largestBlockUnits}));
+        // whole groups of 8 rows where the tile holds more: the kernel spreads 8 row sums per Brcb repeat
+        const uint64_t fit = std::min<uint64_t>(rows, kMaxDmaBlocks);
+        t.tileSlices = uint32_t(std::min(fit >= 8 ? fit / 8 * 8 : fit, largestBlockUnits));
         t.sliceLength = uint32_t(t.rowLength);
         t.sliceStride = uint32_t(stride);
         t.sumElems = uint32_t(RoundUp(t.tileSlices, kSumsAlign));
@@ -73,9 +79,11 @@ void PlanColumns(RowGradTiling& t, const SocResources& soc) {
     const uint64_t fixed = kSumsAlign * kF32;  // work buffer (unused by column sums, the smallest buffer)
     if (soc.ubBytes <= fixed) NoFit(soc, "a tile");
     const uint64_t ub = soc.ubBytes - fixed;
-    // enough column chunks for every core across the outer indices
+    // enough column chunks for every core across the outer indices, but none narrower than kMinColumnBytes
     const uint64_t chunksWanted = CeilDiv(soc.aivCores, t.outer);
-    const uint64_t wanted = RoundUp(CeilDiv(t.inner, chunksWanted), unitElems);
+    const uint64_t wanted = std::min(RoundUp(t.inner, unitElems),
+                                     std::max(RoundUp(CeilDiv(t.inner, chunksWanted), unitElems),
+                                              kMinColumnBytes / DtypeSize(dtype)));
     // one slice of w columns costs w * (perElem + 4): the tile, plus the f32 sums of one slice
     const uint64_t widest = ub / (perElem + kF32) / unitElems * unitElems;
     if (widest == 0) NoFit(soc, "one 32-byte slice");

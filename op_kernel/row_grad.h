@@ -2,7 +2,7 @@
 // the [outer, R, inner] view of the tensors (row_grad_tiling.h). Per tile, double-buffered CopyIn / Compute /
 // CopyOut: the functor writes the summands of the whole tile (Terms), the kernel sums them per row (WholeReduceSum
 // for rows of up to 64 lanes, ReduceSum for longer ones, a tree of vector Adds across the slices when inner > 1),
-// broadcasts the sums over the tile and the functor computes the results (Finish). Rows too long for UB take two
+// broadcasts the sums over the tile (Brcb for short rows) and the functor computes the results (Finish). Rows too long for UB take two
 // passes: the chunks' sums first, then the results chunk by chunk. Everything is computed in f32: f16/bf16 tiles
 // are widened exactly (CAST_NONE) and the results narrowed once (CAST_RINT); saturation is off.
 // Slices are padded to 32 bytes in UB by DataCopyPad; the padding lanes are computed with the rest of a tile and
@@ -19,6 +19,7 @@ struct RowOperands {
     AscendC::LocalTensor<float> gradF, dstF, outF;
     AscendC::LocalTensor<float> terms;  // Terms writes the summands here; Finish may use it as scratch
     AscendC::LocalTensor<float> sum;    // Finish reads each element's row sum here (broadcast over the tile)
+    bool oneTile;  // Terms and Finish see the same tile (one pass): what Terms leaves in outF, Finish may reuse
 };
 
 // A tile in GM: `slices` pieces of `length` elements, the first at `offset`, each `gap` elements after the last.
@@ -78,13 +79,12 @@ private:
         const TileSpan span{row * t_.rowLength, rows, uint32_t(t_.rowLength), 0};
         CopyIn(span);
         RowOperands ops = Operands(true);
+        ops.oneTile = true;
         const uint32_t n = rows * t_.sliceStride;
         Widen(ops, n);
         Functor::Terms(ops, n);
         RowSums(rows);
-        ScalarsReady();
-        for (uint32_t r = 0; r < rows; ++r)
-            AscendC::Duplicate(sumTile_[r * t_.sliceStride], sums_.GetValue(r), int32_t(t_.sliceStride));
+        BroadcastRowSums(rows);
         Functor::Finish(ops, n);
         Emit(ops, n);
         CopyOut(span);
@@ -128,6 +128,7 @@ private:
             const TileSpan span{base, uint32_t(t_.rowLength), width, t_.inner - width};
             CopyIn(span);
             RowOperands ops = Operands(true);
+            ops.oneTile = true;
             const uint32_t n = span.slices * t_.sliceStride;
             Widen(ops, n);
             Functor::Terms(ops, n);
@@ -180,6 +181,24 @@ private:
         }
     }
 
+    // Row r of sumTile_ = sums_[r]. Brcb spreads 8 sums over one 32-byte block of 8 rows per repeat: one call per
+    // block of a row fills the rows in groups of 8; the rows past the last group take one Duplicate each, and so do
+    // all rows when they have more blocks than the tile has rows (fewer calls that way).
+    __aicore__ inline void BroadcastRowSums(uint32_t rows) {
+        const uint32_t blocks = t_.sliceStride / 8;  // 32-byte f32 blocks per row
+        const uint32_t grouped = blocks < rows ? rows / 8 * 8 : 0;
+        for (uint32_t g = 0; g < grouped; g += 8 * kMaxRepeatTimes) {
+            const uint32_t repeats = (grouped - g) / 8 < kMaxRepeatTimes ? (grouped - g) / 8 : kMaxRepeatTimes;
+            const AscendC::BrcbRepeatParams spread(uint16_t(blocks), uint16_t(8 * blocks));
+            for (uint32_t k = 0; k < blocks; ++k)
+                AscendC::Brcb(sumTile_[g * t_.sliceStride + k * 8], sums_[g], uint8_t(repeats), spread);
+        }
+        if (grouped == rows) return;
+        ScalarsReady();
+        for (uint32_t r = grouped; r < rows; ++r)
+            AscendC::Duplicate(sumTile_[r * t_.sliceStride], sums_.GetValue(r), int32_t(t_.sliceStride));
+    }
+
     // terms_[0, sliceStride) = the sum of the tile's `slices` slices, pairwise: a tree of whole-slice Adds.
     __aicore__ inline void SliceSums(uint32_t slices) {
         for (uint32_t k = slices; k > 1;) {
@@ -210,8 +229,10 @@ private:
     }
 
     // DataCopyPad rounds each slice up to 32 bytes in UB; the extra 32-byte blocks keep slices sliceStride apart.
+    // Slices that touch in GM (no gap) and in UB (no padding) are one burst: a single DMA block for the tile.
     __aicore__ inline AscendC::DataCopyExtParams CopyParams(const TileSpan& s, bool toUb) {
         const uint32_t bytes = s.length * uint32_t(sizeof(T));
+        if (s.gap == 0 && s.length == t_.sliceStride) return AscendC::DataCopyExtParams{1, s.slices * bytes, 0, 0, 0};
         const uint32_t ubGap = (t_.sliceStride * uint32_t(sizeof(T)) - (bytes + 31) / 32 * 32) / 32;
         const uint32_t gmGap = uint32_t(s.gap * sizeof(T));
         return toUb ? AscendC::DataCopyExtParams{uint16_t(s.slices), bytes, gmGap, ubGap, 0}
@@ -243,6 +264,7 @@ private:
         RowOperands ops;
         ops.terms = terms_;
         ops.sum = sumTile_;
+        ops.oneTile = false;
         if constexpr (kWidened) {
             AscendC::LocalTensor<float> wide = widenBuf_.template Get<float>();
             ops.gradF = wide;

@@ -132,6 +132,42 @@ TEST(WholeReduceSum_float_half_rows_count_mask) {
     }
 }
 
+// Whole float repeats take an 8-lane form of the tree that has no NaN rule and hands NaN results to the exact tree:
+// signed zeros, infinities, inf - inf and NaN payloads come out as the tree gives them (the first NaN, quieted),
+// in WholeReduceSum and in ReduceSum's count form alike.
+TEST(WholeReduceSum_ReduceSum_float_specials_in_whole_repeats) {
+    const float inf = std::numeric_limits<float>::infinity();
+    auto bits = [](uint32_t b) { float f; std::memcpy(&f, &b, 4); return f; };
+    constexpr uint32_t kAnyNan = 0xffffffffu;  // the hardware's default NaN: any NaN will do
+    struct Case { std::vector<std::pair<uint32_t, float>> lanes; float fill; uint32_t want; const char* what; };
+    const Case cases[] = {
+        {{}, -0.0f, 0x80000000u, "64 x -0"},
+        {{{17, 0.0f}}, -0.0f, 0x00000000u, "-0 and one +0"},
+        {{{3, inf}, {60, 1e30f}}, 1.0f, 0x7f800000u, "+inf"},
+        {{{3, inf}, {60, -inf}}, 1.0f, kAnyNan, "inf - inf: a NaN"},
+        {{{5, bits(0x7fa00001u)}, {40, bits(0xffc00002u)}}, 2.0f, 0x7fe00001u, "two NaNs: the first, quieted"},
+        {{{40, bits(0xffc00002u)}, {63, 1.0f}}, 2.0f, 0xffc00002u, "one NaN"},
+    };
+    for (const Case& c : cases) {
+        std::vector<float> v(64, c.fill);
+        for (const auto& [k, x] : c.lanes) v[k] = x;
+        float whole = 0, count = 0;
+        RunUb([&](Ub& ub) {
+            auto s = ub.Load(v);
+            auto d = ub.Alloc<float>(8);
+            AscendC::WholeReduceSum(d, s, 64, 1, 1, 1, 8);
+            whole = d.GetValue(0);
+            AscendC::ReduceSum(d, s, ub.Alloc<float>(8), 64);
+            count = d.GetValue(0);
+        });
+        for (float got : {whole, count}) {
+            uint32_t g;
+            std::memcpy(&g, &got, 4);
+            if (c.want == kAnyNan ? got == got : g != c.want) FAIL(c.what, ": got bits ", g, ", expected ", c.want);
+        }
+    }
+}
+
 TEST(WholeReduceSum_bit_mask_block_and_repeat_strides) {
     const uint64_t sparse[2] = {0xF0F0F0F00F0F0F0Full, 0x8000000000000001ull};
     const uint64_t prefix[2] = {~0ull, 0x7ull};  // a count-like bit mask: lanes 0..66

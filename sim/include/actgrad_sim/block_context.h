@@ -129,9 +129,10 @@ struct BlockContext {
     const SocProfile& soc() const { return *launch->soc; }
     uint64_t NextSeq() { return ++seq; }
 
-    void RecordDma(uint64_t bytes) {
-        stats.dmaTransfers++;
-        stats.dmaBytesMin = stats.dmaTransfers == 1 ? bytes : std::min(stats.dmaBytesMin, bytes);
+    void RecordDma(uint64_t bytes, uint64_t transfers = 1) {
+        if (transfers == 0) return;
+        stats.dmaBytesMin = stats.dmaTransfers == 0 ? bytes : std::min(stats.dmaBytesMin, bytes);
+        stats.dmaTransfers += transfers;
         stats.dmaBytesMax = std::max(stats.dmaBytesMax, bytes);
     }
     void RecordGmWrite(uintptr_t p, uint64_t bytes) {

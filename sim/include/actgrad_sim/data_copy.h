@@ -105,9 +105,9 @@ inline void CopyFromGm(void* dst, const void* src, size_t bytes) {
     std::memcpy(dst, src, bytes);
 }
 
-inline void RecordGmRead(BlockContext& ctx, uint64_t bytes) {
-    ctx.stats.gmBytesRead += bytes;
-    ctx.RecordDma(bytes);
+inline void RecordGmRead(BlockContext& ctx, uint64_t bytes, uint64_t transfers = 1) {
+    ctx.stats.gmBytesRead += bytes * transfers;
+    ctx.RecordDma(bytes, transfers);
 }
 inline void RecordGmWriteDma(BlockContext& ctx, const void* p, uint64_t bytes) {
     ctx.RecordGmWrite(uintptr_t(p), bytes);
@@ -216,9 +216,10 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
     const uint64_t ubBytes = (n == 0 || p.blockLen == 0) ? 0 : n * row + (n - 1) * uint64_t(p.dstStride) * 32;
     actgrad_sim::CheckDmaDestination(dst, ubBytes, api);
     if (ubBytes == 0) return;
+    const uint64_t pitch = uint64_t(p.blockLen) + p.srcStride;
+    src.CheckByteBlocks(api, n, p.blockLen, pitch);
     for (uint64_t b = 0; b < n; ++b) {
-        const uint64_t gmOff = b * (uint64_t(p.blockLen) + p.srcStride);
-        src.CheckBytes(api, gmOff, p.blockLen);
+        const uint64_t gmOff = b * pitch;
         uint8_t* u = dst.BytePtr() + b * (row + uint64_t(p.dstStride) * 32);
         if (pad.isPad) {
             for (uint32_t i = 0; i < pad.leftPadding; ++i) std::memcpy(u + i * sizeof(T), &pad.paddingValue, sizeof(T));
@@ -231,8 +232,8 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
         std::memcpy(u + left, reinterpret_cast<const uint8_t*>(src.GetPhyAddr()) + gmOff, p.blockLen);
         const uint64_t used = left + uint64_t(p.blockLen) + right;
         actgrad_sim::FillCanary(u + used, uint32_t(row - used), uint32_t(used));
-        actgrad_sim::RecordGmRead(ctx, p.blockLen);
     }
+    actgrad_sim::RecordGmRead(ctx, p.blockLen, n);
 }
 
 template <typename T>
@@ -245,13 +246,14 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
     const uint64_t ubBytes = (n == 0 || p.blockLen == 0) ? 0 : n * row + (n - 1) * uint64_t(p.srcStride) * 32;
     actgrad_sim::CheckDmaSource(src, ubBytes, api);
     if (ubBytes == 0) return;
+    const uint64_t pitch = uint64_t(p.blockLen) + p.dstStride;
+    dst.CheckByteBlocks(api, n, p.blockLen, pitch);
     for (uint64_t b = 0; b < n; ++b) {
-        const uint64_t gmOff = b * (uint64_t(p.blockLen) + p.dstStride);
-        dst.CheckBytes(api, gmOff, p.blockLen);
-        uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr()) + gmOff;
+        uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr()) + b * pitch;
         actgrad_sim::CopyToGm(g, src.BytePtr() + b * (row + uint64_t(p.srcStride) * 32), p.blockLen);
-        actgrad_sim::RecordGmWriteDma(ctx, g, p.blockLen);
+        ctx.RecordGmWrite(uintptr_t(g), p.blockLen);
     }
+    ctx.RecordDma(p.blockLen, n);
 }
 
 }  // namespace AscendC

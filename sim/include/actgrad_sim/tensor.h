@@ -229,6 +229,18 @@ public:
                               ") exceed the global tensor size ", size_, " (", size_ * sizeof(T), " bytes)");
         RequireAllocation(api, byteOffset, bytes);
     }
+    // Twin internal: `count` byte ranges of `bytes`, `pitch` bytes apart from the start (DataCopyPad's blocks). One
+    // check of the whole span covers them when it lies in one allocation; otherwise each block is checked alone
+    // (blocks may sit in different allocations), which also reports the first block out of bounds.
+    void CheckByteBlocks(const char* api, uint64_t count, uint64_t bytes, uint64_t pitch) const {
+        if (count == 0) return;
+        RequireBuffer(api);
+        const uint64_t span = (count - 1) * pitch + bytes;
+        if (!(sized_ && span > size_ * sizeof(T)) &&
+            actgrad_sim::Block(api).launch->FindRegion(uintptr_t(addr_), span) != nullptr)
+            return;
+        for (uint64_t b = 0; b < count; ++b) CheckBytes(api, b * pitch, bytes);
+    }
 
 private:
     void RequireBuffer(const char* api) const {

@@ -1,7 +1,10 @@
 // Sum reductions (kernel_operator_vec_reduce_intf.h): WholeReduceSum, BlockReduceSum (level 0) and ReduceSum (level 0
 // and level 2) in the A2/A3 (dav_c220) summation order, which docs/twin.md ("Reductions") documents with its sources.
-// Every sum goes through PairwiseTreeSum, the one place that fixes the order inside an instruction.
+// Every sum goes through PairwiseTreeSum, the one place that fixes the order inside an instruction (float repeats of
+// 64 lanes take TreeSum64, the same tree 8 lanes at a time, whenever no NaN meets it).
 #pragma once
+#include <cstring>
+
 #include "vec_arith.h"
 
 namespace actgrad_sim {
@@ -39,6 +42,45 @@ inline float PairwiseTreeSum(float* v, uint32_t n, bool sat) {
     for (; n > 1; n /= 2)
         for (uint32_t i = 0; i < n / 2; ++i) v[i] = VecAdd<T>(v[2 * i], v[2 * i + 1], sat);
     return v[0];
+}
+
+#if defined(ACTGRAD_SIM_AVX2)
+namespace avx2 {
+// PairwiseTreeSum<float> of 64 lanes, 8 per instruction, without the NaN rule: an addition of two non-NaN floats does
+// not depend on the order of its operands, so when no level meets a NaN this is the tree's sum, bit for bit. A NaN
+// anywhere in the tree reaches the root, so a NaN result is the caller's cue to take the exact path.
+// Per 32 lanes: level 1 leaves the pair sums p0,p1,p4,p5 | p2,p3,p6,p7 (and p8.. for the next 16 lanes), level 2
+// the quad sums q0,q2,q4,q6 | q1,q3,q5,q7, level 3 adds the two 128-bit halves: the sums of blocks 0..3 in order.
+__attribute__((target("avx2"))) inline float TreeSum64NoNan(const float* v) {
+    __m128 blocks[2];
+    for (int h = 0; h < 2; ++h) {
+        __m256 level1[2];
+        for (int q = 0; q < 2; ++q) {
+            const __m256 a = _mm256_loadu_ps(v + 32 * h + 16 * q), b = _mm256_loadu_ps(v + 32 * h + 16 * q + 8);
+            level1[q] = _mm256_add_ps(_mm256_shuffle_ps(a, b, 0x88), _mm256_shuffle_ps(a, b, 0xDD));
+        }
+        const __m256 level2 = _mm256_add_ps(_mm256_shuffle_ps(level1[0], level1[1], 0x88),
+                                            _mm256_shuffle_ps(level1[0], level1[1], 0xDD));
+        blocks[h] = _mm_add_ps(_mm256_castps256_ps128(level2), _mm256_extractf128_ps(level2, 1));
+    }
+    alignas(16) float b[8];  // the sums of the 8 blocks of 8 lanes, in order
+    _mm_store_ps(b, blocks[0]);
+    _mm_store_ps(b + 4, blocks[1]);
+    return ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]));
+}
+}  // namespace avx2
+#endif
+
+// The tree sum of one repeat of 64 float lanes at `src` (read only; `scratch` holds 64 floats).
+inline float TreeSum64(const float* src, float* scratch) {
+#if defined(ACTGRAD_SIM_AVX2)
+    if (UseAvx2()) {
+        const float sum = avx2::TreeSum64NoNan(src);
+        if (sum == sum) return sum;
+    }
+#endif
+    std::memcpy(scratch, src, 64 * sizeof(float));
+    return PairwiseTreeSum<float>(scratch, 64, false);
 }
 
 // A sum the tree computed, stored as T (already representable: the tree rounded every addition to T).
@@ -142,10 +184,19 @@ void WholeReduceSumRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
     const bool sat = tlBlock->saturateFloat;
     const T* s = src.Data();
     T* d = dst.Data();
-    float lanes[kRepeatLanes<T>];
+    float lanes[kRepeatLanes<T>], scratch[kRepeatLanes<T>];
     for (uint32_t i = 0; i < r; ++i) {
-        LoadRepeat(lanes, s + uint64_t(i) * uint32_t(srcRepStride) * kBlockLanes<T>, m, uint32_t(srcBlkStride));
-        d[uint64_t(i) * uint32_t(dstRepStride)] = StoreAs<T>(PairwiseTreeSum<T>(lanes, kRepeatLanes<T>, sat));
+        const T* base = s + uint64_t(i) * uint32_t(srcRepStride) * kBlockLanes<T>;
+        float sum;
+        if constexpr (std::is_same<T, float>::value) {
+            const bool whole = m.prefix && m.active == kRepeatLanes<T> && srcBlkStride == 1;
+            if (!whole) LoadRepeat(lanes, base, m, uint32_t(srcBlkStride));
+            sum = TreeSum64(whole ? base : lanes, scratch);
+        } else {
+            LoadRepeat(lanes, base, m, uint32_t(srcBlkStride));
+            sum = PairwiseTreeSum<T>(lanes, kRepeatLanes<T>, sat);
+        }
+        d[uint64_t(i) * uint32_t(dstRepStride)] = StoreAs<T>(sum);
     }
 }
 
@@ -188,11 +239,18 @@ void BlockReduceSumRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
 // added in repeat order ("方式一").
 template <typename T>
 float RepeatSumsInOrder(const T* src, uint32_t count, bool sat) {
-    float lanes[kRepeatLanes<T>];
+    float lanes[kRepeatLanes<T>], scratch[kRepeatLanes<T>];
     float acc = 0.0f;
     for (uint32_t base = 0; base < count; base += kRepeatLanes<T>) {
-        LoadCount(lanes, src + base, count - base < kRepeatLanes<T> ? count - base : kRepeatLanes<T>);
-        const float sum = PairwiseTreeSum<T>(lanes, kRepeatLanes<T>, sat);
+        const uint32_t n = count - base < kRepeatLanes<T> ? count - base : kRepeatLanes<T>;
+        float sum;
+        if constexpr (std::is_same<T, float>::value) {
+            if (n < kRepeatLanes<T>) LoadCount(lanes, src + base, n);
+            sum = TreeSum64(n < kRepeatLanes<T> ? lanes : src + base, scratch);
+        } else {
+            LoadCount(lanes, src + base, n);
+            sum = PairwiseTreeSum<T>(lanes, kRepeatLanes<T>, sat);
+        }
         acc = base == 0 ? sum : VecAdd<T>(acc, sum, sat);
     }
     return acc;
