@@ -138,21 +138,25 @@ inline float LoadFloat(const half* p, int32_t i) { return HalfBitsToFloat(p[i].v
 template <typename F>
 __attribute__((target("avx2"))) void ApplyBinaryAvx2(float* d, const float* a, const float* b, int32_t n, F f) {
 #pragma GCC ivdep
+#pragma GCC unroll 4
     for (int32_t i = 0; i < n; ++i) d[i] = f(a[i], b[i]);
 }
 template <typename F>
 __attribute__((target("avx2"))) void ApplyUnaryAvx2(float* d, const float* a, int32_t n, F f) {
 #pragma GCC ivdep
+#pragma GCC unroll 4
     for (int32_t i = 0; i < n; ++i) d[i] = f(a[i]);
 }
 template <typename A, typename B, typename F>
 __attribute__((target("avx2,f16c"))) void ApplyBinaryWidenAvx2(float* d, const A* a, const B* b, int32_t n, F f) {
 #pragma GCC ivdep
+#pragma GCC unroll 4
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
 }
 template <typename A, typename F>
 __attribute__((target("avx2,f16c"))) void ApplyUnaryWidenAvx2(float* d, const A* a, int32_t n, F f) {
 #pragma GCC ivdep
+#pragma GCC unroll 4
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i));
 }
 // Operations that are one IEEE operation per lane (f also takes __m256 lanes) get explicit 8-lane loops in 256-bit
