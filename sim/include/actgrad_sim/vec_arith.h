@@ -132,7 +132,8 @@ inline float LoadFloat(const half* p, int32_t i) { return HalfBitsToFloat(p[i].v
 // in-place call fails the compiler's runtime alias check and runs scalar.
 #if defined(ACTGRAD_SIM_AVX2)
 // The float loops compiled again for AVX2: without FMA every operation rounds as in the baseline build, so the bits
-// are the same, in fewer instructions (the polynomial of Exp gains most). Loops that widen bf16 as they load use
+// are the same, in fewer instructions (the polynomial of Exp gains most); unrolled 4 times, as the loop's own three
+// instructions were a third of a simple operation's. Loops that widen bf16 as they load use
 // 256-bit vectors like the others (a zero-extension and a shift per 8 bf16 lanes): on cores where the lane-crossing
 // extension is slow, 128-bit ones paid twice the instructions for it.
 template <typename F>
@@ -161,8 +162,9 @@ __attribute__((target("avx2,f16c"))) void ApplyUnaryWidenAvx2(float* d, const A*
 }
 // Operations that are one IEEE operation per lane (f also takes __m256 lanes) get explicit 8-lane loops in 256-bit
 // registers, unrolled twice (the loop's own instructions are a third of a simple operation's): bf16 widens by a
-// zero-extension and a shift, f16 by F16C. f32 operands keep the vectoriser's loops: routed here they ran fewer
-// instructions but 3-7% slower in wall-clock A/Bs on the development machine. F16C quiets a signalling NaN, which the exact
+// zero-extension and a shift, f16 by F16C. f32 operands keep the vectoriser's loops (routed here they ran fewer
+// instructions but 3-7% slower in wall-clock A/Bs on the development machine), but for Add and Mul (kLanesAlways),
+// whose NaN rule is one instruction here and a compare, an OR and a blend there. F16C quiets a signalling NaN, which the exact
 // widening keeps; these loops run one IEEE operation per lane, which quiets it the same way, so their results do not
 // change.
 __attribute__((target("avx2,f16c"))) inline __m256 Load8(const float* p, int32_t i) { return avx2::Lanes8(p + i); }
