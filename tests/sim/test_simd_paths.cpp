@@ -208,6 +208,46 @@ TEST(Avx2_float_loops_give_the_bits_of_the_baseline_loops) {
     same("Max");
 }
 
+// Add and Mul on 8 lanes (the x86 instruction with src0 first) give the bits of the twin's NaN rule, KeepFirstNan:
+// every pair of NaN payloads (quiet and signalling, both signs) in either order, NaN against numbers, and numbers.
+TEST(Avx2_add_mul_lanes_keep_the_first_nan) {
+    RequireAvx2();
+    std::vector<float> a, b;
+    const uint32_t nans[] = {0x7fc00000u, 0xffc00001u, 0x7f800001u, 0xff812345u, 0x7fbfffffu};
+    const float numbers[] = {0.0f, -0.0f, 1.5f, -3.0e38f, INFINITY, -INFINITY, 1e-45f};
+    for (uint32_t x : nans) {
+        for (uint32_t y : nans) {
+            a.push_back(BitsFloat(x));
+            b.push_back(BitsFloat(y));
+        }
+        for (float v : numbers) {
+            a.push_back(BitsFloat(x));
+            b.push_back(v);
+            a.push_back(v);
+            b.push_back(BitsFloat(x));
+        }
+    }
+    for (float x : numbers)
+        for (float y : numbers) {
+            a.push_back(x);
+            b.push_back(y);
+        }
+    while (a.size() % 8 != 0) {
+        a.push_back(2.0f);
+        b.push_back(BitsFloat(0x7fc00003u));
+    }
+    const int32_t n = int32_t(a.size());
+    std::vector<float> got(a.size());
+    ApplyBinaryLanes8(got.data(), a.data(), b.data(), n, [](const auto& x, const auto& y) { return AddKeepFirstNan(x, y); });
+    for (int32_t i = 0; i < n; ++i)
+        if (FloatBits(got[i]) != FloatBits(KeepFirstNan(a[i], a[i] + b[i])))
+            FAIL("Add of bits ", FloatBits(a[i]), " and ", FloatBits(b[i]), ": got ", FloatBits(got[i]));
+    ApplyBinaryLanes8(got.data(), a.data(), b.data(), n, [](const auto& x, const auto& y) { return MulKeepFirstNan(x, y); });
+    for (int32_t i = 0; i < n; ++i)
+        if (FloatBits(got[i]) != FloatBits(KeepFirstNan(a[i], a[i] * b[i])))
+            FAIL("Mul of bits ", FloatBits(a[i]), " and ", FloatBits(b[i]), ": got ", FloatBits(got[i]));
+}
+
 // The 8-lane Exp (fast_math.h) bit for bit, NaN payloads included, on f32 patterns (with both sides of its
 // in-range test at 86.5 and a vector mixing the two cases) and on every bf16 pattern read as a deferred widening's
 // source.

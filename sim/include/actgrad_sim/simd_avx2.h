@@ -109,12 +109,39 @@ ACTGRAD_AVX2 inline uint32_t Bits16(const E* a, B b, uint32_t i) {
     else if constexpr (std::is_same<B, HalfKey>::value) return KeyBits16<Pred>(a, b, i);
     else return Bits8<Pred, kSelf>(a, b, i) | Bits8<Pred, kSelf>(a, b, i + 8) << 8;
 }
+// 8 lanes compared as floats, each lane all ones or all zeros
+template <int Pred, bool kSelf, typename E, typename B>
+ACTGRAD_AVX2 inline __m256i Lanes8Mask(const E* a, B b, size_t i) {
+    const __m256 v = Lanes8(a + i);
+    if constexpr (kSelf) return _mm256_castps_si256(_mm256_cmp_ps(v, v, Pred));  // load and widen once
+    else return _mm256_castps_si256(_mm256_cmp_ps(v, Rhs8(b, uint32_t(i)), Pred));
+}
+// 32 lanes compared as floats into one mask word: the four 8-lane masks packed to bytes by saturating packs (which
+// keep all ones and zeros) and one byte movemask, in place of a movemask, a shift and an OR per 8 lanes. The packs work
+// within 128-bit halves, so the byte quads come out as lanes 0-3, 8-11, 16-19, 24-27, 4-7, ...: one dword permute
+// restores the order.
+template <int Pred, bool kSelf, typename E, typename B>
+ACTGRAD_AVX2 inline uint32_t Bits32(const E* a, B b, size_t i) {
+    const __m256i lo = _mm256_packs_epi32(Lanes8Mask<Pred, kSelf>(a, b, i), Lanes8Mask<Pred, kSelf>(a, b, i + 8));
+    const __m256i hi = _mm256_packs_epi32(Lanes8Mask<Pred, kSelf>(a, b, i + 16), Lanes8Mask<Pred, kSelf>(a, b, i + 24));
+    const __m256i quads = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(lo, hi), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    return uint32_t(_mm256_movemask_epi8(quads));
+}
 template <int Pred, bool kSelf, typename E, typename B>
 ACTGRAD_AVX2 inline void CompareLoop(uint8_t* dst, const E* a, B b, uint32_t count) {
     uint32_t i = 0;
-    for (; i + 32 <= count; i += 32) {
-        const uint32_t bits = Bits16<Pred, kSelf>(a, b, i) | Bits16<Pred, kSelf>(a, b, i + 16) << 16;
-        std::memcpy(dst + i / 8, &bits, sizeof(bits));
+    if constexpr ((kSelf && !std::is_same<E, float>::value) || std::is_same<B, HalfKey>::value) {
+        for (; i + 32 <= count; i += 32) {
+            const uint32_t bits = Bits16<Pred, kSelf>(a, b, i) | Bits16<Pred, kSelf>(a, b, i + 16) << 16;
+            std::memcpy(dst + i / 8, &bits, sizeof(bits));
+        }
+    } else {
+        const size_t whole = count / 32 * 32;
+        for (size_t k = 0; k < whole; k += 32) {
+            const uint32_t bits = Bits32<Pred, kSelf>(a, b, k);
+            std::memcpy(dst + k / 8, &bits, sizeof(bits));
+        }
+        i = uint32_t(whole);
     }
     if constexpr (!std::is_same<B, HalfKey>::value) {  // HalfKey counts are whole multiples of 32
         for (; i < count; i += 8) dst[i / 8] = uint8_t(Bits8<Pred, kSelf>(a, b, i));
@@ -270,14 +297,22 @@ ACTGRAD_AVX2 inline uint32_t NarrowHalf(uint16_t* out, const float* in, uint32_t
 // The large GM copies of data_copy.h in 256-bit vectors (the same loads, stores and hints; half the instructions):
 // GM -> UB asks for the lines 1 KiB ahead, non-temporally; UB -> GM streams to a 32-byte aligned destination. Each
 // returns how many leading bytes it copied (CopyToGm: bytes >= 32).
+ACTGRAD_AVX2 inline void CopyLine(uint8_t* d, const uint8_t* s) {
+    __builtin_prefetch(s + 1024, 0, 0);
+    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), lo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 32), hi);
+}
 ACTGRAD_AVX2 inline size_t CopyFromGm(uint8_t* d, const uint8_t* s, size_t bytes) {
     size_t i = 0;
-    for (; i + 64 <= bytes; i += 64) {
-        __builtin_prefetch(s + i + 1024, 0, 0);
-        const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
-        const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 32));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), lo);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i + 32), hi);
+    for (; i + 128 <= bytes; i += 128) {  // two lines per step: the loop's own instructions were a third
+        CopyLine(d + i, s + i);
+        CopyLine(d + i + 64, s + i + 64);
+    }
+    if (i + 64 <= bytes) {
+        CopyLine(d + i, s + i);
+        i += 64;
     }
     return i;
 }

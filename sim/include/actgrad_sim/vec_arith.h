@@ -132,33 +132,39 @@ inline float LoadFloat(const half* p, int32_t i) { return HalfBitsToFloat(p[i].v
 // in-place call fails the compiler's runtime alias check and runs scalar.
 #if defined(ACTGRAD_SIM_AVX2)
 // The float loops compiled again for AVX2: without FMA every operation rounds as in the baseline build, so the bits
-// are the same, in fewer instructions (the polynomial of Exp gains most). Loops that widen bf16 as they load use
+// are the same, in fewer instructions (the polynomial of Exp gains most); unrolled 4 times, as the loop's own three
+// instructions were a third of a simple operation's. Loops that widen bf16 as they load use
 // 256-bit vectors like the others (a zero-extension and a shift per 8 bf16 lanes): on cores where the lane-crossing
 // extension is slow, 128-bit ones paid twice the instructions for it.
 template <typename F>
 __attribute__((target("avx2"))) void ApplyBinaryAvx2(float* d, const float* a, const float* b, int32_t n, F f) {
 #pragma GCC ivdep
+#pragma GCC unroll 4
     for (int32_t i = 0; i < n; ++i) d[i] = f(a[i], b[i]);
 }
 template <typename F>
 __attribute__((target("avx2"))) void ApplyUnaryAvx2(float* d, const float* a, int32_t n, F f) {
 #pragma GCC ivdep
+#pragma GCC unroll 4
     for (int32_t i = 0; i < n; ++i) d[i] = f(a[i]);
 }
 template <typename A, typename B, typename F>
 __attribute__((target("avx2,f16c"))) void ApplyBinaryWidenAvx2(float* d, const A* a, const B* b, int32_t n, F f) {
 #pragma GCC ivdep
+#pragma GCC unroll 4
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i), LoadFloat(b, i));
 }
 template <typename A, typename F>
 __attribute__((target("avx2,f16c"))) void ApplyUnaryWidenAvx2(float* d, const A* a, int32_t n, F f) {
 #pragma GCC ivdep
+#pragma GCC unroll 4
     for (int32_t i = 0; i < n; ++i) d[i] = f(LoadFloat(a, i));
 }
 // Operations that are one IEEE operation per lane (f also takes __m256 lanes) get explicit 8-lane loops in 256-bit
 // registers, unrolled twice (the loop's own instructions are a third of a simple operation's): bf16 widens by a
-// zero-extension and a shift, f16 by F16C. f32 operands keep the vectoriser's loops: routed here they ran fewer
-// instructions but 3-7% slower in wall-clock A/Bs on the development machine. F16C quiets a signalling NaN, which the exact
+// zero-extension and a shift, f16 by F16C. f32 operands keep the vectoriser's loops (routed here they ran fewer
+// instructions but 3-7% slower in wall-clock A/Bs on the development machine), but for Add and Mul (kLanesAlways),
+// whose NaN rule is one instruction here and a compare, an OR and a blend there. F16C quiets a signalling NaN, which the exact
 // widening keeps; these loops run one IEEE operation per lane, which quiets it the same way, so their results do not
 // change.
 __attribute__((target("avx2,f16c"))) inline __m256 Load8(const float* p, int32_t i) { return avx2::Lanes8(p + i); }
@@ -195,13 +201,18 @@ template <typename V> inline V Splat(float s) {
     else return reinterpret_cast<V>(Bits8{} + int32_t(FloatBits(s)));  // bits: 0 + s would turn -0 into +0
 }
 
-// float results from float operands or deferred widenings; kLanes: f also takes __m256 lanes
-template <bool kLanes, typename A, typename B, typename F>
+// How an operation's lambda may run: element by element only, also on __m256 lanes (one IEEE operation per lane), or
+// on __m256 lanes for f32 operands too (Add and Mul, whose lane form is one instruction, AddKeepFirstNan).
+enum LaneForm : int { kElements = 0, kLanes = 1, kLanesAlways = 2 };
+
+// float results from float operands or deferred widenings
+template <int kForm, typename A, typename B, typename F>
 void ApplyBinaryFloat(float* d, const A* a, const B* b, int32_t n, F f) {
 #if defined(ACTGRAD_SIM_AVX2)
     if (UseAvx2()) {
-        if constexpr (std::is_same<A, float>::value && std::is_same<B, float>::value) return ApplyBinaryAvx2(d, a, b, n, f);
-        else if constexpr (kLanes) return ApplyBinaryLanes8(d, a, b, n, f);
+        constexpr bool kF32 = std::is_same<A, float>::value && std::is_same<B, float>::value;
+        if constexpr (kF32 && kForm != kLanesAlways) return ApplyBinaryAvx2(d, a, b, n, f);
+        else if constexpr (kForm != kElements) return ApplyBinaryLanes8(d, a, b, n, f);
         else return ApplyBinaryWidenAvx2(d, a, b, n, f);
     }
 #endif
@@ -212,7 +223,7 @@ void ApplyBinaryFloat(float* d, const A* a, const B* b, int32_t n, F f) {
 template <typename F, typename A>
 inline uint32_t LeadingLanes(const F&, float*, const A*, uint32_t) { return 0; }
 
-template <bool kLanes, typename A, typename F>
+template <int kForm, typename A, typename F>
 void ApplyUnaryFloat(float* d, const A* a, int32_t n, F f) {
     const int32_t done = int32_t(LeadingLanes(f, d, a, uint32_t(n)));
     d += done;
@@ -220,8 +231,8 @@ void ApplyUnaryFloat(float* d, const A* a, int32_t n, F f) {
     n -= done;
 #if defined(ACTGRAD_SIM_AVX2)
     if (UseAvx2()) {
-        if constexpr (std::is_same<A, float>::value) return ApplyUnaryAvx2(d, a, n, f);
-        else if constexpr (kLanes) return ApplyUnaryLanes8(d, a, n, f);
+        if constexpr (std::is_same<A, float>::value && kForm != kLanesAlways) return ApplyUnaryAvx2(d, a, n, f);
+        else if constexpr (kForm != kElements) return ApplyUnaryLanes8(d, a, n, f);
         else return ApplyUnaryWidenAvx2(d, a, n, f);
     }
 #endif
@@ -232,7 +243,7 @@ void ApplyUnaryFloat(float* d, const A* a, int32_t n, F f) {
 template <typename T, typename F>
 void ApplyBinary(T* d, const T* a, const T* b, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
-        ApplyBinaryFloat<false>(d, a, b, n, f);
+        ApplyBinaryFloat<kElements>(d, a, b, n, f);
     } else if constexpr (IsHalfLike<T>) {
         const bool sat = tlBlock->saturateFloat;
 #pragma GCC ivdep
@@ -246,7 +257,7 @@ void ApplyBinary(T* d, const T* a, const T* b, int32_t n, F f) {
 template <typename T, typename F>
 void ApplyUnary(T* d, const T* a, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
-        ApplyUnaryFloat<false>(d, a, n, f);
+        ApplyUnaryFloat<kElements>(d, a, n, f);
     } else if constexpr (IsHalfLike<T>) {
         const bool sat = tlBlock->saturateFloat;
 #pragma GCC ivdep
@@ -279,23 +290,23 @@ template <typename T> inline bool InPlace(const AscendC::LocalTensor<T>& dst, co
 
 // Tensor forms of ApplyBinary/ApplyUnary: float sources may be deferred widenings, whose operand checks used
 // Access::ReadWidening (an in-place dst Access::Rewrite: the widening goes once the results are written);
-// kLanes: f also takes __m256 lanes (one IEEE operation per lane).
-template <bool kLanes, typename T, typename F>
+// kForm: a LaneForm.
+template <int kForm, typename T, typename F>
 void ApplyBinaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
                    const AscendC::LocalTensor<T>& src1, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
-        WithFloatOperand<kLanes>(src0, uint32_t(n), [&](auto a) {
-            WithFloatOperand<kLanes>(src1, uint32_t(n), [&](auto b) { ApplyBinaryFloat<kLanes>(dst.Data(), a, b, n, f); });
+        WithFloatOperand<kForm != kElements>(src0, uint32_t(n), [&](auto a) {
+            WithFloatOperand<kForm != kElements>(src1, uint32_t(n), [&](auto b) { ApplyBinaryFloat<kForm>(dst.Data(), a, b, n, f); });
         });
         if (InPlace(dst, src0) || InPlace(dst, src1)) DropRewritten(dst.BytePtr(), uint64_t(n) * sizeof(float));
     } else {
         ApplyBinary(dst.Data(), src0.Data(), src1.Data(), n, f);
     }
 }
-template <bool kLanes, typename T, typename F>
+template <int kForm, typename T, typename F>
 void ApplyUnaryTo(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, int32_t n, F f) {
     if constexpr (std::is_same<T, float>::value) {
-        WithFloatOperand<kLanes>(src, uint32_t(n), [&](auto a) { ApplyUnaryFloat<kLanes>(dst.Data(), a, n, f); });
+        WithFloatOperand<kForm != kElements>(src, uint32_t(n), [&](auto a) { ApplyUnaryFloat<kForm>(dst.Data(), a, n, f); });
         if (InPlace(dst, src)) DropRewritten(dst.BytePtr(), uint64_t(n) * sizeof(float));
     } else {
         ApplyUnary(dst.Data(), src.Data(), n, f);
@@ -354,6 +365,24 @@ inline __m256 KeepFirstNan(const __m256& a, const __m256& r) {
 }
 #endif
 
+// a + b and a * b with the NaN rule above. On 8 lanes it is the x86 instruction itself with a as its first source: SSE/AVX
+// return the first source's NaN (quieted) when both are NaN, and the NaN operand (quieted) when one is. Written as asm
+// because the compiler may swap the operands of a commutative intrinsic.
+inline float AddKeepFirstNan(float a, float b) { return KeepFirstNan(a, a + b); }
+inline float MulKeepFirstNan(float a, float b) { return KeepFirstNan(a, a * b); }
+#if defined(ACTGRAD_SIM_AVX2)
+inline __m256 AddKeepFirstNan(const __m256& a, const __m256& b) {
+    __m256 r;
+    asm("vaddps %2, %1, %0" : "=x"(r) : "x"(a), "xm"(b));
+    return r;
+}
+inline __m256 MulKeepFirstNan(const __m256& a, const __m256& b) {
+    __m256 r;
+    asm("vmulps %2, %1, %0" : "=x"(r) : "x"(a), "xm"(b));
+    return r;
+}
+#endif
+
 template <typename T> inline T MaxNan(T a, T b) { return (a > b || a != a) ? a : b; }
 template <typename T> inline T MinNan(T a, T b) { return (a < b || a != a) ? a : b; }
 
@@ -369,21 +398,21 @@ namespace AscendC {
         static_assert(actgrad_sim::OneOf<T, TYPES>, #NAME ": unsupported dtype (see the A2/A3 dtype table)");     \
         actgrad_sim::CheckBinary(dst, src0, src1, count, #NAME);                                                  \
         if constexpr (std::is_integral<T>::value) {                                                               \
-            actgrad_sim::ApplyBinaryTo<false>(dst, src0, src1, count, [](T a, T b) { return INT_EXPR; });         \
+            actgrad_sim::ApplyBinaryTo<actgrad_sim::kElements>(dst, src0, src1, count, [](T a, T b) { return INT_EXPR; });         \
         } else {                                                                                                  \
             actgrad_sim::ApplyBinaryTo<LANES>(dst, src0, src1, count, [](const auto& a, const auto& b) { return FLOAT_EXPR; }); \
         }                                                                                                         \
     }
 
 #define ACTGRAD_SIM_ARITH_TYPES half, float, int16_t, int32_t, bfloat16_t
-ACTGRAD_SIM_BINARY(Add, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::KeepFirstNan(a, a + b), actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x + y; }), true)
-ACTGRAD_SIM_BINARY(Sub, ACTGRAD_SIM_ARITH_TYPES, a - b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x - y; }), true)
-ACTGRAD_SIM_BINARY(Mul, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::KeepFirstNan(a, a * b), actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x * y; }), true)
-ACTGRAD_SIM_BINARY(Max, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b), (a > b ? a : b), false)
-ACTGRAD_SIM_BINARY(Min, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b), (a < b ? a : b), false)
-ACTGRAD_SIM_BINARY(Div, ACTGRAD_SIM_PACK(half, float), a / b, a, true)
-ACTGRAD_SIM_BINARY(And, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a & b), false)
-ACTGRAD_SIM_BINARY(Or, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a | b), false)
+ACTGRAD_SIM_BINARY(Add, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::AddKeepFirstNan(a, b), actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x + y; }), actgrad_sim::kLanesAlways)
+ACTGRAD_SIM_BINARY(Sub, ACTGRAD_SIM_ARITH_TYPES, a - b, actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x - y; }), actgrad_sim::kLanes)
+ACTGRAD_SIM_BINARY(Mul, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MulKeepFirstNan(a, b), actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x * y; }), actgrad_sim::kLanesAlways)
+ACTGRAD_SIM_BINARY(Max, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b), (a > b ? a : b), actgrad_sim::kElements)
+ACTGRAD_SIM_BINARY(Min, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b), (a < b ? a : b), actgrad_sim::kElements)
+ACTGRAD_SIM_BINARY(Div, ACTGRAD_SIM_PACK(half, float), a / b, a, actgrad_sim::kLanes)
+ACTGRAD_SIM_BINARY(And, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a & b), actgrad_sim::kElements)
+ACTGRAD_SIM_BINARY(Or, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a | b), actgrad_sim::kElements)
 #undef ACTGRAD_SIM_BINARY
 
 #define ACTGRAD_SIM_SCALAR(NAME, TYPES, EXPR, LANES)                                                             \
@@ -393,7 +422,7 @@ ACTGRAD_SIM_BINARY(Or, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a | b), false)
         actgrad_sim::CheckUnary(dst, src, count, #NAME);                                                         \
         if constexpr (std::is_integral<T>::value) {                                                              \
             const T s = scalarValue;                                                                             \
-            actgrad_sim::ApplyUnaryTo<false>(dst, src, count, [s](T a) {                                         \
+            actgrad_sim::ApplyUnaryTo<actgrad_sim::kElements>(dst, src, count, [s](T a) {                                         \
                 const T b = s;                                                                                   \
                 return EXPR;                                                                                     \
             });                                                                                                  \
@@ -418,11 +447,11 @@ template <typename T> inline T ActgradSimMul(const T& a, const T& b) {
     if constexpr (std::is_integral<T>::value) return actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x * y; });
     else return a * b;
 }
-ACTGRAD_SIM_SCALAR(Adds, ACTGRAD_SIM_ARITH_TYPES, ActgradSimAdd(a, b), true)
-ACTGRAD_SIM_SCALAR(Muls, ACTGRAD_SIM_ARITH_TYPES, ActgradSimMul(a, b), true)
-ACTGRAD_SIM_SCALAR(Maxs, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b), false)
-ACTGRAD_SIM_SCALAR(Mins, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b), false)
-ACTGRAD_SIM_SCALAR(LeakyRelu, ACTGRAD_SIM_PACK(half, float), (a >= 0 ? a : b * a), false)
+ACTGRAD_SIM_SCALAR(Adds, ACTGRAD_SIM_ARITH_TYPES, ActgradSimAdd(a, b), actgrad_sim::kLanes)
+ACTGRAD_SIM_SCALAR(Muls, ACTGRAD_SIM_ARITH_TYPES, ActgradSimMul(a, b), actgrad_sim::kLanes)
+ACTGRAD_SIM_SCALAR(Maxs, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b), actgrad_sim::kElements)
+ACTGRAD_SIM_SCALAR(Mins, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b), actgrad_sim::kElements)
+ACTGRAD_SIM_SCALAR(LeakyRelu, ACTGRAD_SIM_PACK(half, float), (a >= 0 ? a : b * a), actgrad_sim::kElements)
 #undef ACTGRAD_SIM_SCALAR
 
 #define ACTGRAD_SIM_UNARY(NAME, TYPES, EXPR)                                                                      \
@@ -430,7 +459,7 @@ ACTGRAD_SIM_SCALAR(LeakyRelu, ACTGRAD_SIM_PACK(half, float), (a >= 0 ? a : b * a
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {                       \
         static_assert(actgrad_sim::OneOf<T, TYPES>, #NAME ": unsupported dtype (see the A2/A3 dtype table)");     \
         actgrad_sim::CheckUnary(dst, src, count, #NAME);                                                          \
-        actgrad_sim::ApplyUnaryTo<false>(dst, src, count, [](auto a) { return EXPR; });                           \
+        actgrad_sim::ApplyUnaryTo<actgrad_sim::kElements>(dst, src, count, [](auto a) { return EXPR; });                           \
     }
 
 ACTGRAD_SIM_UNARY(Ln, ACTGRAD_SIM_PACK(half, float), std::log(a))
@@ -446,7 +475,7 @@ template <typename T>
 void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
     static_assert(actgrad_sim::OneOf<T, half, float>, "Exp: unsupported dtype (see the A2/A3 dtype table)");
     actgrad_sim::CheckUnary(dst, src, count, "Exp");
-    actgrad_sim::ApplyUnaryTo<false>(dst, src, count, actgrad_sim::ExpOp{});
+    actgrad_sim::ApplyUnaryTo<actgrad_sim::kElements>(dst, src, count, actgrad_sim::ExpOp{});
 }
 #undef ACTGRAD_SIM_ARITH_TYPES
 #undef ACTGRAD_SIM_PACK
