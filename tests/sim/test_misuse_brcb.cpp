@@ -3,66 +3,42 @@
 #include "twin_util.h"
 
 using namespace tu;
-using AscendC::TBuf;
-using AscendC::TPipe;
-
-namespace {
-
-// One block with a 16 KiB VECCALC buffer of floats; fn(buffer).
-void RunWith(const char* name, const std::function<void(const LocalTensor<float>&)>& fn) {
-    RunBlock(name, [&] {
-        TPipe pipe;
-        TBuf<TPosition::VECCALC> b;
-        pipe.InitBuffer(b, 16384);
-        auto t = b.Get<float>();
-        AscendC::Duplicate(t, 1.0f, 4096);
-        fn(t);
-    });
-}
-
-void ExpectApi(const char* kernel) {
-    CHECK_CONTAINS(th::LastError(), std::string("kernel '") + kernel + "'");
-    CHECK_CONTAINS(th::LastError(), "block 0/1 on Ascend");
-    CHECK_CONTAINS(th::LastError(), ": Brcb: ");
-}
-
-}  // namespace
 
 TEST(Brcb_src_shorter_than_8_per_repeat) {
     EXPECT_SIM_ERROR(ErrorKind::InvalidArgument, "src0 holds 16 elements, fewer than 8 * repeatTime = 24",
-                     RunWith("brcb_src_size", [](const LocalTensor<float>& t) {
+                     RunWithFloats("brcb_src_size", [](const LocalTensor<float>& t) {
                          LocalTensor<float> src = t[1024];
                          src.SetSize(16);
                          AscendC::Brcb(t, src, 3, AscendC::BrcbRepeatParams(1, 8));
                      }));
-    ExpectApi("brcb_src_size");
+    ExpectApi("brcb_src_size", "Brcb");
 }
 
 TEST(Brcb_src_and_dst_at_the_same_address) {
     EXPECT_SIM_ERROR(ErrorKind::InvalidArgument, "src0 and dst start at the same address",
-                     RunWith("brcb_same", [](const LocalTensor<float>& t) {
+                     RunWithFloats("brcb_same", [](const LocalTensor<float>& t) {
                          AscendC::Brcb(t, t, 1, AscendC::BrcbRepeatParams(1, 8));
                      }));
-    ExpectApi("brcb_same");
+    ExpectApi("brcb_same", "Brcb");
 }
 
 TEST(Brcb_dst_blocks_past_the_tensor) {
     // 2 repeats 64 blocks apart reach block 64 + 7 + 1 = 72 (576 floats) of a 512-float dst
     EXPECT_SIM_ERROR(ErrorKind::OutOfBounds, "dst",
-                     RunWith("brcb_dst_bounds", [](const LocalTensor<float>& t) {
+                     RunWithFloats("brcb_dst_bounds", [](const LocalTensor<float>& t) {
                          LocalTensor<float> dst = t;
                          dst.SetSize(512);
                          AscendC::Brcb(dst, t[2048], 2, AscendC::BrcbRepeatParams(1, 64));
                      }));
-    ExpectApi("brcb_dst_bounds");
+    ExpectApi("brcb_dst_bounds", "Brcb");
 }
 
 TEST(Brcb_dst_not_32_byte_aligned) {
     EXPECT_SIM_ERROR(ErrorKind::Alignment, "dst starts at UB offset 16, which is not 32-byte aligned",
-                     RunWith("brcb_align", [](const LocalTensor<float>& t) {
+                     RunWithFloats("brcb_align", [](const LocalTensor<float>& t) {
                          AscendC::Brcb(t[4], t[1024], 1, AscendC::BrcbRepeatParams(1, 8));
                      }));
-    ExpectApi("brcb_align");
+    ExpectApi("brcb_align", "Brcb");
 }
 
 TEST_MAIN()

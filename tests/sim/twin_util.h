@@ -113,6 +113,26 @@ inline actgrad_sim::LaunchStats RunUb(const std::function<void(Ub&)>& fn, const 
     });
 }
 
+// One block with a 16 KiB VECCALC buffer of floats, all 1.0f; fn(buffer). The misuse tests' arena.
+inline actgrad_sim::LaunchStats RunWithFloats(const char* name,
+                                              const std::function<void(const LocalTensor<float>&)>& fn) {
+    return RunBlock(name, [&] {
+        AscendC::TPipe pipe;
+        AscendC::TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 16384);
+        auto t = b.Get<float>();
+        AscendC::Duplicate(t, 1.0f, 4096);
+        fn(t);
+    });
+}
+
+// The last error names the kernel, the block (0 of 1) and the API.
+inline void ExpectApi(const char* kernel, const char* api) {
+    CHECK_CONTAINS(th::LastError(), std::string("kernel '") + kernel + "'");
+    CHECK_CONTAINS(th::LastError(), "block 0/1 on Ascend");
+    CHECK_CONTAINS(th::LastError(), std::string(": ") + api + ": ");
+}
+
 // ---------------------------------------------------------------- 16-bit float references
 
 inline float F(uint32_t bits) { float f; std::memcpy(&f, &bits, 4); return f; }
