@@ -2,9 +2,9 @@
 // the [outer, R, inner] view of the tensors (row_grad_tiling.h). Per tile, double-buffered CopyIn / Compute /
 // CopyOut: the functor writes the summands of the whole tile (Terms), the kernel sums them per row (WholeReduceSum
 // for rows of up to 64 lanes, ReduceSum for longer ones, a tree of vector Adds across the slices when inner > 1),
-// broadcasts the sums over the tile (Brcb for short rows) and the functor computes the results (Finish). Rows too long for UB take two
-// passes: the chunks' sums first, then the results chunk by chunk. Everything is computed in f32: f16/bf16 tiles
-// are widened exactly (CAST_NONE) and the results narrowed once (CAST_RINT); saturation is off.
+// broadcasts the sums over the tile (Brcb for short rows) and the functor computes the results (Finish). Rows too
+// long for UB take two passes: the chunks' sums first, then the results chunk by chunk. Everything is computed in
+// f32: f16/bf16 tiles are widened exactly (CAST_NONE) and the results narrowed once (CAST_RINT); saturation is off.
 // Slices are padded to 32 bytes in UB by DataCopyPad; the padding lanes are computed with the rest of a tile and
 // never summed or copied out. Each tile is read before its results are written to the same GM range, so diff_src
 // may be diff_dst itself (in place).
