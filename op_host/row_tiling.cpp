@@ -47,9 +47,10 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
     t.columnChunks = 1;
     if (rows >= 1) {
         t.twoPass = 0;
-        // whole groups of 8 rows where the tile holds more: the kernel spreads 8 row sums per Brcb repeat
+        // whole groups of 8 rows where the kernel spreads the row sums with Brcb (8 per repeat)
         const uint64_t fit = std::min<uint64_t>(rows, kMaxDmaBlocks);
-        t.tileSlices = uint32_t(std::min(fit >= 8 ? fit / 8 * 8 : fit, largestBlockUnits));
+        const bool grouped = fit >= 8 && RowSumsByBrcb(uint32_t(stride), uint32_t(fit / 8 * 8));
+        t.tileSlices = uint32_t(std::min(grouped ? fit / 8 * 8 : fit, largestBlockUnits));
         t.sliceLength = uint32_t(t.rowLength);
         t.sliceStride = uint32_t(stride);
         t.sumElems = uint32_t(RoundUp(t.tileSlices, kSumsAlign));

@@ -19,7 +19,7 @@ struct RowOperands {
     AscendC::LocalTensor<float> gradF, dstF, outF;
     AscendC::LocalTensor<float> terms;  // Terms writes the summands here; Finish may use it as scratch
     AscendC::LocalTensor<float> sum;    // Finish reads each element's row sum here (broadcast over the tile)
-    bool oneTile;  // Terms and Finish see the same tile (one pass): what Terms leaves in outF, Finish may reuse
+    bool samePass;  // Terms and Finish see the same tile (one pass): what Terms leaves in outF, Finish may reuse
 };
 
 // A tile in GM: `slices` pieces of `length` elements, the first at `offset`, each `gap` elements after the last.
@@ -31,6 +31,9 @@ struct TileSpan {
 };
 
 constexpr int32_t kRowBufferNum = 2;  // double buffering
+
+// What a tile is loaded for: its summands (first of two passes), its results (second pass), or both (one pass).
+enum class TilePass { kTerms, kFinish, kTermsAndFinish };
 
 template <typename T, typename Functor>
 class RowGradKernel {
@@ -78,8 +81,7 @@ private:
     __aicore__ inline void RowTile(uint64_t row, uint32_t rows) {
         const TileSpan span{row * t_.rowLength, rows, uint32_t(t_.rowLength), 0};
         CopyIn(span);
-        RowOperands ops = Operands(true);
-        ops.oneTile = true;
+        RowOperands ops = Operands(TilePass::kTermsAndFinish);
         const uint32_t n = rows * t_.sliceStride;
         Widen(ops, n);
         Functor::Terms(ops, n);
@@ -97,7 +99,7 @@ private:
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
             const TileSpan span{base + c, 1, ChunkLength(c, t_.rowLength, t_.sliceLength), 0};
             CopyIn(span);
-            RowOperands ops = Operands(false);
+            RowOperands ops = Operands(TilePass::kTerms);
             Widen(ops, t_.sliceStride);
             Functor::Terms(ops, t_.sliceStride);
             AscendC::ReduceSum<float>(sums_, terms_, work_, int32_t(span.length));
@@ -109,7 +111,7 @@ private:
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
             const TileSpan span{base + c, 1, ChunkLength(c, t_.rowLength, t_.sliceLength), 0};
             CopyIn(span);
-            RowOperands ops = Operands(true);
+            RowOperands ops = Operands(TilePass::kFinish);
             Widen(ops, t_.sliceStride);
             Functor::Finish(ops, t_.sliceStride);
             Emit(ops, t_.sliceStride);
@@ -127,8 +129,7 @@ private:
         if (!t_.twoPass) {
             const TileSpan span{base, uint32_t(t_.rowLength), width, t_.inner - width};
             CopyIn(span);
-            RowOperands ops = Operands(true);
-            ops.oneTile = true;
+            RowOperands ops = Operands(TilePass::kTermsAndFinish);
             const uint32_t n = span.slices * t_.sliceStride;
             Widen(ops, n);
             Functor::Terms(ops, n);
@@ -144,7 +145,7 @@ private:
             const TileSpan span{base + r * t_.inner, ChunkLength(r, t_.rowLength, t_.tileSlices), width,
                                 t_.inner - width};
             CopyIn(span);
-            RowOperands ops = Operands(false);
+            RowOperands ops = Operands(TilePass::kTerms);
             const uint32_t n = span.slices * t_.sliceStride;
             Widen(ops, n);
             Functor::Terms(ops, n);
@@ -157,7 +158,7 @@ private:
             const TileSpan span{base + r * t_.inner, ChunkLength(r, t_.rowLength, t_.tileSlices), width,
                                 t_.inner - width};
             CopyIn(span);
-            RowOperands ops = Operands(true);
+            RowOperands ops = Operands(TilePass::kFinish);
             const uint32_t n = span.slices * t_.sliceStride;
             Widen(ops, n);
             Functor::Finish(ops, n);
@@ -186,7 +187,7 @@ private:
     // all rows when they have more blocks than the tile has rows (fewer calls that way).
     __aicore__ inline void BroadcastRowSums(uint32_t rows) {
         const uint32_t blocks = t_.sliceStride / 8;  // 32-byte f32 blocks per row
-        const uint32_t grouped = blocks < rows ? rows / 8 * 8 : 0;
+        const uint32_t grouped = RowSumsByBrcb(t_.sliceStride, rows) ? rows / 8 * 8 : 0;
         for (uint32_t g = 0; g < grouped; g += 8 * kMaxRepeatTimes) {
             const uint32_t repeats = (grouped - g) / 8 < kMaxRepeatTimes ? (grouped - g) / 8 : kMaxRepeatTimes;
             const AscendC::BrcbRepeatParams spread(uint16_t(blocks), uint16_t(8 * blocks));
@@ -256,15 +257,15 @@ private:
         outQue_.FreeTensor(out);
     }
 
-    // The tile's inputs from the queues (and an output tile when `withOut`), as f32 views.
-    __aicore__ inline RowOperands Operands(bool withOut) {
+    // The tile's inputs from the queues (and an output tile unless the pass only sums), as f32 views.
+    __aicore__ inline RowOperands Operands(TilePass pass) {
         grad_ = gradQue_.template DeQue<T>();
         dst_ = dstQue_.template DeQue<T>();
-        if (withOut) out_ = outQue_.template AllocTensor<T>();
+        if (pass != TilePass::kTerms) out_ = outQue_.template AllocTensor<T>();
         RowOperands ops;
         ops.terms = terms_;
         ops.sum = sumTile_;
-        ops.oneTile = false;
+        ops.samePass = pass == TilePass::kTermsAndFinish;
         if constexpr (kWidened) {
             AscendC::LocalTensor<float> wide = widenBuf_.template Get<float>();
             ops.gradF = wide;

@@ -47,6 +47,11 @@ __host_aicore__ inline void RowBlockRange(const RowGradTiling& t, uint64_t b, ui
     count = t.unitsPerBlock + (b >= firstExtra ? 1 : 0);
 }
 
+// Whether a one-pass tile of `rows` rows, `sliceStride` elements apart, spreads its row sums with Brcb (one call per
+// 32-byte block of a row, 8 rows per repeat) rather than one Duplicate per row: when that makes fewer calls. The
+// tiling then gives such tiles whole groups of 8 rows.
+__host_aicore__ inline bool RowSumsByBrcb(uint32_t sliceStride, uint32_t rows) { return sliceStride / 8 < rows; }
+
 // f32 elements of one tile (the compute buffers' size).
 __host_aicore__ inline uint32_t RowTileElems(const RowGradTiling& t) { return t.tileSlices * t.sliceStride; }
 

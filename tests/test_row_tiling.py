@@ -91,3 +91,19 @@ def test_bad_arguments():
         _C.plan_rows("Nope", 1, 3, 1, "float32", SOC)
     with pytest.raises(RuntimeError, match="DataCopyPad"):
         plan((1, 3, 1), "float32", "Ascend310P")
+
+
+@pytest.mark.parametrize("dtype", list(SIZE))
+@pytest.mark.parametrize("r", [3, 31, 64, 65, 120, 300, 370, 1000, 1024, 3000])
+def test_one_pass_tile_holds_as_many_rows_as_fit(r, dtype):
+    """Rows per tile: the most whose UB fits (32 bytes per tile element, the row sums in 32-byte blocks, ReduceSum's
+    work buffer), rounded down to whole groups of 8 only where the kernel spreads the sums with Brcb, i.e. where a
+    row has fewer 32-byte f32 blocks than the tile has rows."""
+    t = plan((10 ** 6, r, 1), dtype, SOC)
+    stride = math.ceil(r * SIZE[dtype] / 32) * 32 // SIZE[dtype]
+    work = math.ceil(math.ceil(r / 64) / 8) * 8 if r > 64 else 8
+    used = lambda k: k * stride * 32 + math.ceil(k / 8) * 8 * 4 + work * 4  # noqa: E731
+    fit = max(k for k in range(1, 4096) if used(k) <= t["ub_bytes_available"])
+    grouped = fit // 8 * 8
+    expected = grouped if grouped >= 8 and stride // 8 < grouped else fit
+    assert not t["two_pass"] and t["tile_slices"] == expected, (fit, t["tile_slices"])

@@ -25,13 +25,13 @@ struct SoftmaxGrad {
 // In one pass exp(d) is computed once: Terms leaves it in outF for Finish.
 struct LogSoftmaxGrad {
     __aicore__ static inline void Terms(const RowOperands& t, uint32_t n) {
-        const AscendC::LocalTensor<float>& expD = t.oneTile ? t.outF : t.terms;
+        const AscendC::LocalTensor<float>& expD = t.samePass ? t.outF : t.terms;
         AscendC::Exp(expD, t.dstF, int32_t(n));
         AscendC::Muls(t.terms, expD, 0.0f, int32_t(n));
         AscendC::Add(t.terms, t.terms, t.gradF, int32_t(n));
     }
     __aicore__ static inline void Finish(const RowOperands& t, uint32_t n) {
-        if (t.oneTile) {
+        if (t.samePass) {
             AscendC::Mul(t.terms, t.outF, t.sum, int32_t(n));
         } else {
             AscendC::Exp(t.terms, t.dstF, int32_t(n));

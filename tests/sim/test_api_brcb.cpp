@@ -53,7 +53,7 @@ TEST(Brcb_float_half_default_strides) {
 
 // The row-sum layout of the row kernels: one block per row of `blocks` blocks, 8 rows per repeat, the call for
 // block k of every row; gaps between the written blocks stay untouched. Also a repeat stride below the blocks a
-// repeat spans (the next repeat overwrites) and blkStride 0, which acts as 1.
+// repeat spans (the next repeat overwrites).
 TEST(Brcb_block_and_repeat_strides) {
     for (uint16_t blocks : {2, 3, 8}) {
         const uint8_t repeats = 5;
@@ -62,7 +62,6 @@ TEST(Brcb_block_and_repeat_strides) {
     }
     CheckBrcb(Ramp<bfloat16_t>(32), 4, 3, 24, 4 * 24 * 16, "bfloat16, strides 3/24");
     CheckBrcb(Ramp<float>(16), 2, 1, 4, 16 * 8, "float, repeats 4 blocks apart");
-    CheckBrcb(Ramp<int32_t>(16), 2, 0, 8, 16 * 8 + 8, "int32, blkStride 0 as 1");
 }
 
 TEST(Brcb_repeat_255_and_nop) {

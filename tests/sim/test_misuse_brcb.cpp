@@ -41,4 +41,21 @@ TEST(Brcb_dst_not_32_byte_aligned) {
     ExpectApi("brcb_align", "Brcb");
 }
 
+TEST(Brcb_dst_block_stride_0) {
+    EXPECT_SIM_ERROR(ErrorKind::InvalidArgument, "dstBlkStride 0 is not supported",
+                     RunWithFloats("brcb_blk0", [](const LocalTensor<float>& t) {
+                         AscendC::Brcb(t, t[1024], 1, AscendC::BrcbRepeatParams(0, 8));
+                     }));
+    ExpectApi("brcb_blk0", "Brcb");
+}
+
+TEST(Brcb_src_overlapping_dst) {
+    // src0 starts 64 floats into the 2 * 8 blocks (128 floats) dst spans
+    EXPECT_SIM_ERROR(ErrorKind::InvalidArgument, "the 64 bytes src0 reads overlap the 512 bytes dst spans",
+                     RunWithFloats("brcb_overlap", [](const LocalTensor<float>& t) {
+                         AscendC::Brcb(t, t[64], 2, AscendC::BrcbRepeatParams(1, 8));
+                     }));
+    ExpectApi("brcb_overlap", "Brcb");
+}
+
 TEST_MAIN()

@@ -367,7 +367,9 @@ inline __m256 KeepFirstNan(const __m256& a, const __m256& r) {
 
 // a + b and a * b with the NaN rule above. On 8 lanes it is the x86 instruction itself with a as its first source: SSE/AVX
 // return the first source's NaN (quieted) when both are NaN, and the NaN operand (quieted) when one is. Written as asm
-// because the compiler may swap the operands of a commutative intrinsic.
+// because the compiler may swap the operands of a commutative intrinsic. They reach the AVX2 loops through a generic
+// lambda (no target attribute of its own, so always_inline is refused) and are inlined there by the optimiser, as the
+// twin is built (-O2 or higher); tests/sim/test_simd_paths.cpp checks their NaN rule in that build.
 inline float AddKeepFirstNan(float a, float b) { return KeepFirstNan(a, a + b); }
 inline float MulKeepFirstNan(float a, float b) { return KeepFirstNan(a, a * b); }
 #if defined(ACTGRAD_SIM_AVX2)

@@ -1,8 +1,10 @@
 // Brcb (kernel_operator_vec_brcb_intf.h, kernel_struct_brcb.h; level 0, 16- and 32-bit types): each repeat takes the
 // next 8 elements of src0 and fills one 32-byte block of dst with each. Repeat i writes src0[8i + j] over block j at
-// dst + (i * dstRepStride + j * dstBlkStride) blocks; dstBlkStride 0 acts as 1 (the vendor's CPU-debug warning says
-// so). The vendor implementation resets the mask: every lane of a block is written. Checks (the intf's debug
-// asserts): src0 holds at least 8 * repeatTime elements, src0 and dst do not start at the same address.
+// dst + (i * dstRepStride + j * dstBlkStride) blocks. The vendor implementation resets the mask: every lane of a
+// block is written. Checks: the intf's debug asserts (src0 holds at least 8 * repeatTime elements, src0 and dst do not
+// start at the same address) and the API reference's constraints, whose breach it calls undefined: dstBlkStride 0 is
+// not supported (the CPU-debug build only warns and runs it as 1), and src0 and dst may not share memory, so any
+// overlap of the elements read and the blocks written is rejected.
 #pragma once
 #include "operand_checks.h"
 #include "vec_arith.h"
@@ -44,11 +46,20 @@ void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t r
         actgrad_sim::CheckUbOperand(dst, 0, api, "dst");
         return;
     }
-    const uint64_t blk = repeatParams.dstBlkStride == 0 ? 1 : repeatParams.dstBlkStride;
+    if (repeatParams.dstBlkStride == 0)
+        actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api,
+                          "dstBlkStride 0 is not supported (undefined on the hardware; expected 1 or more)");
+    const uint64_t blk = repeatParams.dstBlkStride;
     const uint64_t rep = repeatParams.dstRepStride;
     const uint64_t dstBlocks = (uint64_t(repeatTime) - 1) * rep + 7 * blk + 1;
-    actgrad_sim::CheckVectorOperand(src0, 8ull * repeatTime * sizeof(T), api, "src0", actgrad_sim::Access::Read);
-    actgrad_sim::CheckVectorOperand(dst, dstBlocks * actgrad_sim::kBlockBytes, api, "dst", actgrad_sim::Access::Write);
+    const uint8_t* read = src0.BytePtr();
+    const uint8_t* written = dst.BytePtr();
+    const uint64_t readBytes = 8ull * repeatTime * sizeof(T), writtenBytes = dstBlocks * actgrad_sim::kBlockBytes;
+    if (read < written + writtenBytes && written < read + readBytes)
+        actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api, "the ", readBytes, " bytes src0 reads overlap the ",
+                          writtenBytes, " bytes dst spans (Brcb's src0 and dst may not share memory)");
+    actgrad_sim::CheckVectorOperand(src0, readBytes, api, "src0", actgrad_sim::Access::Read);
+    actgrad_sim::CheckVectorOperand(dst, writtenBytes, api, "dst", actgrad_sim::Access::Write);
     actgrad_sim::CountVectorInstruction();
     const T* s = src0.Data();
     T* d = dst.Data();
