@@ -9,6 +9,11 @@ EluBackward src and SoftPlusBackward the correctly rounded float64 value (target
 the region where the ulp target applies (tests/reference.py transcendental_regions; the f32-exp-underflow region is
 reported separately).
 
+The row reductions (softmax and log-softmax backward) are measured on the benchmark shapes and [37, 31], along the
+last axis and axis 0, dst a forward output of N(0, 9) logits and diff_dst N(0, 1): the largest |error| as a share
+of the bound the tests hold (the f32 bound of python/actgrad/row_bounds.py, plus one ulp of the output for
+f16/bf16), and for f16/bf16 the largest distance in ulps of the output to the float64 value.
+
     python scripts/accuracy.py [--random N] [--soc Ascend910B2] [--ops gelu_backward,fast_gelu_grad]
 """
 from __future__ import annotations
@@ -27,6 +32,42 @@ import reference as R  # noqa: E402
 import sweeps as S  # noqa: E402
 
 
+ROW_SHAPES = ([37, 31], [4096, 1024], [64, 65536], [65536, 64])
+
+
+@R.quiet
+def row_accuracy(ag, ops) -> int:
+    """Prints the row reductions' table; returns how many elements are outside the tests' bound."""
+    if not ops:
+        return 0
+    print(f"{'row reduction [shape,axis]':<36}{'dtype':>6}{'max err/bound':>15}{'max ulp':>9}{'elements':>11}")
+    bad = 0
+    for op in ops:
+        for shape in ROW_SHAPES:
+            for axis in (-1, 0):
+                gen = torch.Generator().manual_seed(0)
+                x = 3 * torch.randn(shape, generator=gen, dtype=torch.float64)
+                dst64 = torch.softmax(x, axis) if op == "soft_max_backward" else torch.log_softmax(x, axis)
+                diff_dst64 = torch.randn(shape, generator=gen, dtype=torch.float64)
+                for dtype in H.DTYPES:
+                    diff_dst, dst = diff_dst64.to(dtype), dst64.to(dtype)
+                    got = R.exact(getattr(ag, op)(diff_dst, dst, axis=axis)).reshape(-1)
+                    g, d = R.exact(diff_dst), R.exact(dst)
+                    ref = R.ROW_F64[op](g, d, axis % 2).reshape(-1)
+                    bound = R.row_f32_error_bound(op, g, d, axis % 2).reshape(-1)
+                    err = abs(got - ref)
+                    ulps = "-"
+                    if dtype != torch.float32:
+                        ulp = R.ulp_of(R.round_f64(ref, dtype))
+                        bound = bound + ulp
+                        ulps = f"{(err / ulp).max():.2f}"
+                    bad += int((~(err <= bound)).sum())
+                    print(f"{op + str(shape).replace(' ', '') + f',{axis}':<36}{H.DTYPE_IDS[dtype]:>6}"
+                          f"{(err / bound).max():>15.3f}{ulps:>9}{err.size:>11}")
+    print("row reductions: all within the bound" if bad == 0 else f"row reductions: {bad} elements outside the bound")
+    return bad
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--random", type=int, default=1_000_000,
@@ -34,13 +75,18 @@ def main() -> int:
     ap.add_argument("--soc", default=None, help="SoC profile for the twin (default: actgrad's default)")
     ap.add_argument("--ops", default=None, help="comma-separated operators to measure (default: all)")
     args = ap.parse_args()
-    ops = set(S.CASES) if args.ops is None else set(args.ops.split(","))
-    unknown = ops - set(S.CASES)
+    known = list(S.CASES) + list(R.ROW_F64)
+    ops = set(known) if args.ops is None else set(args.ops.split(","))
+    unknown = ops - set(known)
     if unknown:
-        ap.error(f"--ops: unknown operator(s) {', '.join(sorted(unknown))}; expected some of {', '.join(S.CASES)}")
+        ap.error(f"--ops: unknown operator(s) {', '.join(sorted(unknown))}; expected some of {', '.join(known)}")
     ag = H.ag()
     if args.soc:
         ag.set_default_soc(args.soc)
+    bad_rows = row_accuracy(ag, sorted(ops & set(R.ROW_F64)))
+    ops -= set(R.ROW_F64)
+    if not ops:
+        return 0 if bad_rows == 0 else 1
     t0 = time.time()
     rows = {}
     worst = {}
@@ -72,7 +118,7 @@ def main() -> int:
             print(f"{label:<24}{H.DTYPE_IDS[dtype]:>6}{r['max_ulp']:>9}{S.target_of(label, dtype):>8}"
                   f"{r['n_target']:>12}{r['n_exceeding']:>13}{r['nan_mismatches']:>11}{under:>28}  "
                   f"{worst.get((label, dtype), '')}")
-    bad = sum(r["n_exceeding"] + r["nan_mismatches"] for r in rows.values())
+    bad = sum(r["n_exceeding"] + r["nan_mismatches"] for r in rows.values()) + bad_rows
     print("all within target" if bad == 0 else f"{bad} elements outside the contract")
     return 0 if bad == 0 else 1
 

@@ -74,3 +74,11 @@ def test_install_script_help_prints_usage_and_installs_nothing():
     bad = subprocess.run(["bash", str(ROOT / "scripts" / "install.sh"), "--bogus"], capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode == 2 and "unknown argument '--bogus'" in bad.stderr
+
+
+def test_accuracy_rejects_an_unknown_operator_listing_the_row_reductions_too():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "accuracy.py"), "--ops", "softmax_backward"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "--ops: unknown operator(s) softmax_backward; expected some of " in result.stderr
+    assert "soft_max_backward" in result.stderr and "log_softmax_backward" in result.stderr
