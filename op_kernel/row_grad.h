@@ -127,7 +127,7 @@ private:
         const uint32_t width = ChunkLength(col, t_.inner, t_.sliceLength);
         const uint64_t base = o * t_.rowLength * t_.inner + col;
         if (!t_.twoPass) {
-            const TileSpan span{base, uint32_t(t_.rowLength), width, t_.inner - width};
+            const TileSpan span = ColumnSpan(base, 0, uint32_t(t_.rowLength), width);
             CopyIn(span);
             RowOperands ops = Operands(TilePass::kTermsAndFinish);
             const uint32_t n = span.slices * t_.sliceStride;
@@ -142,8 +142,7 @@ private:
         }
         AscendC::Duplicate(sums_, 0.0f, int32_t(t_.sliceStride));
         for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
-            const TileSpan span{base + r * t_.inner, ChunkLength(r, t_.rowLength, t_.tileSlices), width,
-                                t_.inner - width};
+            const TileSpan span = ColumnSpan(base, r, ChunkLength(r, t_.rowLength, t_.tileSlices), width);
             CopyIn(span);
             RowOperands ops = Operands(TilePass::kTerms);
             const uint32_t n = span.slices * t_.sliceStride;
@@ -155,8 +154,7 @@ private:
         }
         BroadcastSlice(sums_, t_.tileSlices);
         for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
-            const TileSpan span{base + r * t_.inner, ChunkLength(r, t_.rowLength, t_.tileSlices), width,
-                                t_.inner - width};
+            const TileSpan span = ColumnSpan(base, r, ChunkLength(r, t_.rowLength, t_.tileSlices), width);
             CopyIn(span);
             RowOperands ops = Operands(TilePass::kFinish);
             const uint32_t n = span.slices * t_.sliceStride;
@@ -165,6 +163,11 @@ private:
             Emit(ops, n);
             CopyOut(span);
         }
+    }
+
+    // Slices [r, r + slices) of the column chunk at `base`, `width` columns each, one row of the axis apart in GM.
+    __aicore__ inline TileSpan ColumnSpan(uint64_t base, uint64_t r, uint32_t slices, uint32_t width) {
+        return TileSpan{base + r * t_.inner, slices, width, t_.inner - width};
     }
 
     // sums_[r] = the sum of row r's terms: one WholeReduceSum repeat per row when it fits 64 lanes.
