@@ -2,6 +2,7 @@
 // thread takes part), each with its own UB arena and pipe state, so results do not depend on the thread count.
 // The first error of the lowest failing block reaches the caller; GM writes of different blocks may not overlap.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -114,6 +115,21 @@ inline LaunchStats& LastLaunchStatsRef() {
 // Statistics of the calling thread's most recent launch.
 inline const LaunchStats& LastLaunchStats() { return LastLaunchStatsRef(); }
 
+// One block's write ranges sorted and merged where they touch or overlap (a block may rewrite its own bytes), so the
+// check across blocks sees a few ranges per block instead of one per DMA burst (a column-chunk row kernel records
+// one per slice). Runs in the worker, in parallel, while the cross-block check runs after the launch.
+inline void MergeGmWrites(std::vector<GmRegion>& writes) {
+    if (!std::is_sorted(writes.begin(), writes.end(), [](const GmRegion& a, const GmRegion& b) { return a.begin < b.begin; }))
+        std::sort(writes.begin(), writes.end(), [](const GmRegion& a, const GmRegion& b) { return a.begin < b.begin; });
+    size_t kept = 0;
+    for (const GmRegion& r : writes) {
+        if (kept > 0 && r.begin <= writes[kept - 1].end) writes[kept - 1].end = std::max(writes[kept - 1].end, r.end);
+        else writes[kept++] = r;
+    }
+    writes.resize(kept);
+}
+
+// `writes` holds each block's ranges merged by MergeGmWrites: an overlap between two ranges is between two blocks.
 inline void CheckGmWriteConflicts(const LaunchContext& launch, const std::vector<std::vector<GmRegion>>& writes) {
     struct W { GmRegion r; uint32_t block; };
     std::vector<W> all;
@@ -223,6 +239,7 @@ inline LaunchStats LaunchBlocks(const std::string& kernel, uint32_t blockDim, co
             tlBlock = saved;
             stats[b] = ctx.stats;
             writes[b] = std::move(ctx.gmWrites);
+            MergeGmWrites(writes[b]);
         }
     };
     if (threads <= 1) {
