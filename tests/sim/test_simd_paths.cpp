@@ -140,6 +140,37 @@ TEST(F16c_half_compare_every_pattern_every_mode) {
     CheckHalfCompare<_CMP_NEQ_UQ>([](float x, float y) { return x != y; }, "NE");
 }
 
+// bf16 operands (the source of a deferred widening) against a float scalar: every pattern, as the compare of their
+// exact float values, for bf16 numbers, a NaN and scalars between two bf16 numbers, in whole 32s of lanes and tails.
+template <int Pred, typename Ref>
+void CheckBf16ScalarCompare(Ref ref, const char* name) {
+    std::vector<bfloat16_t> a(65536);
+    for (uint32_t i = 0; i < 65536; ++i) a[i] = bfloat16_t::FromBits(uint16_t(i + 40));
+    std::vector<uint8_t> s(65536 / 8);
+    std::vector<float> scalars = {NAN, 0.1f, -1.0000001f};
+    for (uint16_t bits : {0x0000, 0x8000, 0x3f80, 0xbf80, 0x7f80, 0xff80, 0x0001, 0x8001, 0x007f, 0x7f7f, 0xff7f})
+        scalars.push_back(Bf16BitsToFloat(bits));
+    for (float scalar : scalars) {
+        for (uint32_t count : {65536u - 24, 8u, 24u, 40u}) {  // tails after whole 32s, and counts below 32
+            avx2::Compare<Pred>(s.data(), a.data(), scalar, count);
+            for (uint32_t i = 0; i < count; ++i) {
+                if (((s[i / 8] >> (i % 8)) & 1) != (ref(float(a[i]), scalar) ? 1 : 0))
+                    FAIL(name, " bf16 scalar ", scalar, " count ", count, " lane ", i);
+            }
+        }
+    }
+}
+
+TEST(Avx2_bf16_scalar_compare_every_pattern_every_mode) {
+    RequireAvx2();
+    CheckBf16ScalarCompare<_CMP_LT_OQ>([](float x, float y) { return x < y; }, "LT");
+    CheckBf16ScalarCompare<_CMP_GT_OQ>([](float x, float y) { return x > y; }, "GT");
+    CheckBf16ScalarCompare<_CMP_EQ_OQ>([](float x, float y) { return x == y; }, "EQ");
+    CheckBf16ScalarCompare<_CMP_LE_OQ>([](float x, float y) { return x <= y; }, "LE");
+    CheckBf16ScalarCompare<_CMP_GE_OQ>([](float x, float y) { return x >= y; }, "GE");
+    CheckBf16ScalarCompare<_CMP_NEQ_UQ>([](float x, float y) { return x != y; }, "NE");
+}
+
 template <typename W>
 void CheckSelect() {
     const uint32_t n = 1000;  // not a multiple of the vector width: the caller's tail stays untouched
