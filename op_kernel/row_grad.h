@@ -2,12 +2,12 @@
 // the [outer, R, inner] view of the tensors (row_grad_tiling.h). Per tile, double-buffered CopyIn / Compute /
 // CopyOut: the functor writes the summands of the whole tile (Terms), the kernel sums them per row (WholeReduceSum
 // for rows of up to 64 lanes, ReduceSum for longer ones, a tree of vector Adds across the slices when inner > 1),
-// broadcasts the sums over the tile (Brcb for short rows) and the functor computes the results (Finish). Rows too
-// long for UB take two passes: the chunks' sums first, then the results chunk by chunk. Everything is computed in
-// f32: f16/bf16 tiles are widened exactly (CAST_NONE) and the results narrowed once (CAST_RINT); saturation is off.
-// Slices are padded to 32 bytes in UB by DataCopyPad; the padding lanes are computed with the rest of a tile and
-// never summed or copied out. Each tile is read before its results are written to the same GM range, so diff_src
-// may be diff_dst itself (in place).
+// broadcasts the sums over the tile (Brcb for short rows; longer rows take theirs as scalars, CombineSum) and the
+// functor computes the results (Finish). Rows too long for UB take two passes: the chunks' sums first, then the
+// results chunk by chunk. Everything is computed in f32: f16/bf16 tiles are widened exactly (CAST_NONE) and the
+// results narrowed once (CAST_RINT); saturation is off. Slices are padded to 32 bytes in UB by DataCopyPad; the
+// padding lanes are computed with the rest of a tile and never summed or copied out. Each tile is read before its
+// results are written to the same GM range, so diff_src may be diff_dst itself (in place).
 #pragma once
 #include "kernel_operator.h"
 #include "row_grad_tiling.h"
@@ -18,9 +18,34 @@ namespace actgrad {
 struct RowOperands {
     AscendC::LocalTensor<float> gradF, dstF, outF;
     AscendC::LocalTensor<float> terms;  // Terms writes the summands here; Finish may use it as scratch
-    AscendC::LocalTensor<float> sum;    // Finish reads each element's row sum here (broadcast over the tile)
+    AscendC::LocalTensor<float> sum;    // each element's row sum, broadcast over the tile (unless sumRows > 0)
     bool samePass;  // Terms and Finish see the same tile (one pass): what Terms leaves in outF, Finish may reuse
+    // sumRows > 0: the tile's rows were not broadcast; row r (rowStride elements from r * rowStride) has its sum in
+    // rowSums[r], ready for the scalar unit
+    uint32_t sumRows;
+    uint32_t rowStride;
+    AscendC::LocalTensor<float> rowSums;
 };
+
+// How Finish applies the row sum to an operand.
+enum class SumOp { kSubtract, kMultiply };
+
+// dst = src - sum or src * sum, each element with its row's sum: against the broadcast tile, or row by row with the
+// sum as a scalar (Adds of -sum, Muls), the same f32 operation without the broadcast pass.
+__aicore__ inline void CombineSum(const RowOperands& t, const AscendC::LocalTensor<float>& dst,
+                                  const AscendC::LocalTensor<float>& src, SumOp op, uint32_t n) {
+    if (t.sumRows == 0) {
+        if (op == SumOp::kSubtract) AscendC::Sub(dst, src, t.sum, int32_t(n));
+        else AscendC::Mul(dst, src, t.sum, int32_t(n));
+        return;
+    }
+    for (uint32_t r = 0; r < t.sumRows; ++r) {
+        const float s = t.rowSums.GetValue(r);
+        const uint32_t at = r * t.rowStride;
+        if (op == SumOp::kSubtract) AscendC::Adds(dst[at], src[at], -s, int32_t(t.rowStride));
+        else AscendC::Muls(dst[at], src[at], s, int32_t(t.rowStride));
+    }
+}
 
 // A tile in GM: `slices` pieces of `length` elements, the first at `offset`, each `gap` elements after the last.
 struct TileSpan {
@@ -86,7 +111,7 @@ private:
         Widen(ops, n);
         Functor::Terms(ops, n);
         RowSums(rows);
-        BroadcastRowSums(rows);
+        SpreadRowSums(ops, rows);
         Functor::Finish(ops, n);
         Emit(ops, n);
         CopyOut(span);
@@ -185,12 +210,20 @@ private:
         }
     }
 
-    // Row r of sumTile_ = sums_[r]. Brcb spreads 8 sums over one 32-byte block of 8 rows per repeat: one call per
-    // block of a row fills the rows in groups of 8; the rows past the last group take one Duplicate each, and so do
-    // all rows when they have more blocks than the tile has rows (fewer calls that way).
-    __aicore__ inline void BroadcastRowSums(uint32_t rows) {
+    // The row sums as Finish reads them. Short rows (more rows than 32-byte blocks in a row): row r of sumTile_ =
+    // sums_[r], Brcb spreading 8 sums over one block of 8 rows per repeat (one call per block of a row), the rows
+    // past the last group of 8 one Duplicate each. Longer rows are not broadcast: Finish applies each row's sum as a
+    // scalar (CombineSum).
+    __aicore__ inline void SpreadRowSums(RowOperands& ops, uint32_t rows) {
+        if (!RowSumsByBrcb(t_.sliceStride, rows)) {
+            ScalarsReady();
+            ops.sumRows = rows;
+            ops.rowStride = t_.sliceStride;
+            ops.rowSums = sums_;
+            return;
+        }
         const uint32_t blocks = t_.sliceStride / 8;  // 32-byte f32 blocks per row
-        const uint32_t grouped = RowSumsByBrcb(t_.sliceStride, rows) ? rows / 8 * 8 : 0;
+        const uint32_t grouped = rows / 8 * 8;
         for (uint32_t g = 0; g < grouped; g += 8 * kMaxRepeatTimes) {
             const uint32_t repeats = (grouped - g) / 8 < kMaxRepeatTimes ? (grouped - g) / 8 : kMaxRepeatTimes;
             const AscendC::BrcbRepeatParams spread(uint16_t(blocks), uint16_t(8 * blocks));
@@ -269,6 +302,8 @@ private:
         ops.terms = terms_;
         ops.sum = sumTile_;
         ops.samePass = pass == TilePass::kTermsAndFinish;
+        ops.sumRows = 0;
+        ops.rowStride = 0;
         if constexpr (kWidened) {
             AscendC::LocalTensor<float> wide = widenBuf_.template Get<float>();
             ops.gradF = wide;

@@ -1,5 +1,5 @@
 // The softmax-family row functors of RunRowGrad (row_grad.h): what each element adds to its row's sum (Terms) and
-// its result from that sum (Finish), over whole f32 tiles (RowOperands).
+// its result from that sum (Finish, which applies the sum through CombineSum), over whole f32 tiles (RowOperands).
 //   SoftmaxGrad:    s = sum(dd*d),  diff_src = d*(dd - s)
 //   LogSoftmaxGrad: s = sum(dd),    diff_src = dd - exp(d)*s
 // NaN rule: a NaN in either input makes its whole row NaN. Softmax's sum has dd*d in it, so it needs nothing more.
@@ -17,7 +17,7 @@ struct SoftmaxGrad {
         AscendC::Mul(t.terms, t.gradF, t.dstF, int32_t(n));
     }
     __aicore__ static inline void Finish(const RowOperands& t, uint32_t n) {
-        AscendC::Sub(t.terms, t.gradF, t.sum, int32_t(n));
+        CombineSum(t, t.terms, t.gradF, SumOp::kSubtract, n);
         AscendC::Mul(t.outF, t.terms, t.dstF, int32_t(n));
     }
 };
@@ -32,10 +32,10 @@ struct LogSoftmaxGrad {
     }
     __aicore__ static inline void Finish(const RowOperands& t, uint32_t n) {
         if (t.samePass) {
-            AscendC::Mul(t.terms, t.outF, t.sum, int32_t(n));
+            CombineSum(t, t.terms, t.outF, SumOp::kMultiply, n);
         } else {
             AscendC::Exp(t.terms, t.dstF, int32_t(n));
-            AscendC::Mul(t.terms, t.terms, t.sum, int32_t(n));
+            CombineSum(t, t.terms, t.terms, SumOp::kMultiply, n);
         }
         AscendC::Sub(t.outF, t.gradF, t.terms, int32_t(n));
     }
