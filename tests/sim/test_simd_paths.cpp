@@ -68,6 +68,17 @@ TEST(F16c_half_widen_every_pattern_and_narrow_rounding_cases) {
         if (narrow[i] != FloatToHalfBitsRne(f[i])) FAIL("float bits ", FloatBits(f[i]), ": got ", narrow[i], " want ", FloatToHalfBitsRne(f[i]));
 }
 
+// check(Pred, ref, name) for every compare mode, Pred as a std::integral_constant
+template <typename Check>
+void ForEveryMode(Check check) {
+    check(std::integral_constant<int, _CMP_LT_OQ>{}, [](float x, float y) { return x < y; }, "LT");
+    check(std::integral_constant<int, _CMP_GT_OQ>{}, [](float x, float y) { return x > y; }, "GT");
+    check(std::integral_constant<int, _CMP_EQ_OQ>{}, [](float x, float y) { return x == y; }, "EQ");
+    check(std::integral_constant<int, _CMP_LE_OQ>{}, [](float x, float y) { return x <= y; }, "LE");
+    check(std::integral_constant<int, _CMP_GE_OQ>{}, [](float x, float y) { return x >= y; }, "GE");
+    check(std::integral_constant<int, _CMP_NEQ_UQ>{}, [](float x, float y) { return x != y; }, "NE");
+}
+
 template <int Pred, typename Ref>
 void CheckCompare(const std::vector<float>& a, const std::vector<float>& b, Ref ref, const char* name) {
     const uint32_t n = uint32_t(a.size()) - 8;  // 32 lanes per store, then a tail of 8
@@ -91,12 +102,24 @@ TEST(Avx2_compare_every_mode_with_nan_inf_zeros) {
     for (float x : specials)
         for (float y : specials) a.push_back(x), b.push_back(y);
     while (a.size() % 64) a.push_back(0.5f), b.push_back(NAN);
-    CheckCompare<_CMP_LT_OQ>(a, b, [](float x, float y) { return x < y; }, "LT");
-    CheckCompare<_CMP_GT_OQ>(a, b, [](float x, float y) { return x > y; }, "GT");
-    CheckCompare<_CMP_EQ_OQ>(a, b, [](float x, float y) { return x == y; }, "EQ");
-    CheckCompare<_CMP_LE_OQ>(a, b, [](float x, float y) { return x <= y; }, "LE");
-    CheckCompare<_CMP_GE_OQ>(a, b, [](float x, float y) { return x >= y; }, "GE");
-    CheckCompare<_CMP_NEQ_UQ>(a, b, [](float x, float y) { return x != y; }, "NE");
+    ForEveryMode([&](auto pred, auto ref, const char* name) { CheckCompare<decltype(pred)::value>(a, b, ref, name); });
+}
+
+// 16-bit operands `a` (65536 of them) against each float scalar, as the compare of their exact float values (`widen`),
+// for counts that leave tails after whole 32s of lanes and counts below 32.
+template <int Pred, typename E, typename Widen, typename Ref>
+void CheckScalarCompare(const std::vector<E>& a, Widen widen, const std::vector<float>& scalars, Ref ref,
+                        const char* name, const char* type) {
+    std::vector<uint8_t> s(65536 / 8);
+    for (float scalar : scalars) {
+        for (uint32_t count : {65536u - 24, 8u, 24u, 40u}) {
+            avx2::Compare<Pred>(s.data(), a.data(), scalar, count);
+            for (uint32_t i = 0; i < count; ++i) {
+                if (((s[i / 8] >> (i % 8)) & 1) != (ref(widen(a[i]), scalar) ? 1 : 0))
+                    FAIL(name, " ", type, " scalar ", scalar, " count ", count, " lane ", i);
+            }
+        }
+    }
 }
 
 // f16 operands: every pattern against special and ordinary values, as the compare of their exact float values.
@@ -108,7 +131,7 @@ void CheckHalfCompare(Ref ref, const char* name) {
     // every pattern, rotated so that with a count of n - 24 the 8 lanes past the last 32 (F16C's) hold numbers
     for (uint32_t i = 0; i < 65536; ++i) a[i] = uint16_t(i + 40), b[i] = uint16_t(i * 40503u);  // b: a permutation
     const uint32_t n = 65536;
-    std::vector<uint8_t> t(65536 / 8), s(65536 / 8), self(65536 / 8);
+    std::vector<uint8_t> t(65536 / 8), self(65536 / 8);
     avx2::Compare<Pred>(t.data(), a.data(), b.data(), n);
     avx2::Compare<Pred>(self.data(), a.data(), a.data(), n);  // the same tensor on both sides
     for (uint32_t i = 0; i < n; ++i) {
@@ -119,56 +142,27 @@ void CheckHalfCompare(Ref ref, const char* name) {
     std::vector<float> scalars = {NAN, 0.1f};
     for (uint16_t bits : {0x0000, 0x8000, 0x3c00, 0xc200, 0x7c00, 0xfc00, 0x0001, 0x8001, 0x03ff, 0x7bff, 0xfbff})
         scalars.push_back(HalfBitsToFloat(bits));
-    for (float scalar : scalars) {
-        for (uint32_t count : {n - 24, 8u, 24u, 40u}) {  // tails after whole 32s, and counts below 32
-            avx2::Compare<Pred>(s.data(), a.data(), scalar, count);
-            for (uint32_t i = 0; i < count; ++i) {
-                if (((s[i / 8] >> (i % 8)) & 1) != (ref(HalfBitsToFloat(a[i]), scalar) ? 1 : 0))
-                    FAIL(name, " f16 scalar ", scalar, " count ", count, " lane ", i);
-            }
-        }
-    }
+    CheckScalarCompare<Pred>(a, HalfBitsToFloat, scalars, ref, name, "f16");
 }
 
 TEST(F16c_half_compare_every_pattern_every_mode) {
     RequireAvx2();
-    CheckHalfCompare<_CMP_LT_OQ>([](float x, float y) { return x < y; }, "LT");
-    CheckHalfCompare<_CMP_GT_OQ>([](float x, float y) { return x > y; }, "GT");
-    CheckHalfCompare<_CMP_EQ_OQ>([](float x, float y) { return x == y; }, "EQ");
-    CheckHalfCompare<_CMP_LE_OQ>([](float x, float y) { return x <= y; }, "LE");
-    CheckHalfCompare<_CMP_GE_OQ>([](float x, float y) { return x >= y; }, "GE");
-    CheckHalfCompare<_CMP_NEQ_UQ>([](float x, float y) { return x != y; }, "NE");
+    ForEveryMode([](auto pred, auto ref, const char* name) { CheckHalfCompare<decltype(pred)::value>(ref, name); });
 }
 
-// bf16 operands (the source of a deferred widening) against a float scalar: every pattern, as the compare of their
-// exact float values, for bf16 numbers, a NaN and scalars between two bf16 numbers, in whole 32s of lanes and tails.
-template <int Pred, typename Ref>
-void CheckBf16ScalarCompare(Ref ref, const char* name) {
+// bf16 operands (the source of a deferred widening) against a float scalar: every pattern, for bf16 numbers, a NaN and
+// scalars between two bf16 numbers.
+TEST(Avx2_bf16_scalar_compare_every_pattern_every_mode) {
+    RequireAvx2();
     std::vector<bfloat16_t> a(65536);
     for (uint32_t i = 0; i < 65536; ++i) a[i] = bfloat16_t::FromBits(uint16_t(i + 40));
-    std::vector<uint8_t> s(65536 / 8);
     std::vector<float> scalars = {NAN, 0.1f, -1.0000001f};
     for (uint16_t bits : {0x0000, 0x8000, 0x3f80, 0xbf80, 0x7f80, 0xff80, 0x0001, 0x8001, 0x007f, 0x7f7f, 0xff7f})
         scalars.push_back(Bf16BitsToFloat(bits));
-    for (float scalar : scalars) {
-        for (uint32_t count : {65536u - 24, 8u, 24u, 40u}) {  // tails after whole 32s, and counts below 32
-            avx2::Compare<Pred>(s.data(), a.data(), scalar, count);
-            for (uint32_t i = 0; i < count; ++i) {
-                if (((s[i / 8] >> (i % 8)) & 1) != (ref(float(a[i]), scalar) ? 1 : 0))
-                    FAIL(name, " bf16 scalar ", scalar, " count ", count, " lane ", i);
-            }
-        }
-    }
-}
-
-TEST(Avx2_bf16_scalar_compare_every_pattern_every_mode) {
-    RequireAvx2();
-    CheckBf16ScalarCompare<_CMP_LT_OQ>([](float x, float y) { return x < y; }, "LT");
-    CheckBf16ScalarCompare<_CMP_GT_OQ>([](float x, float y) { return x > y; }, "GT");
-    CheckBf16ScalarCompare<_CMP_EQ_OQ>([](float x, float y) { return x == y; }, "EQ");
-    CheckBf16ScalarCompare<_CMP_LE_OQ>([](float x, float y) { return x <= y; }, "LE");
-    CheckBf16ScalarCompare<_CMP_GE_OQ>([](float x, float y) { return x >= y; }, "GE");
-    CheckBf16ScalarCompare<_CMP_NEQ_UQ>([](float x, float y) { return x != y; }, "NE");
+    const auto widen = [](bfloat16_t v) { return float(v); };
+    ForEveryMode([&](auto pred, auto ref, const char* name) {
+        CheckScalarCompare<decltype(pred)::value>(a, widen, scalars, ref, name, "bf16");
+    });
 }
 
 template <typename W>
