@@ -31,7 +31,8 @@ struct RowOperands {
 enum class SumOp { kSubtract, kMultiply };
 
 // dst = src - sum or src * sum, each element with its row's sum: against the broadcast tile, or row by row with the
-// sum as a scalar (Adds of -sum, Muls), the same f32 operation without the broadcast pass.
+// sum as a scalar (Adds of -sum, Muls), the same f32 operation without the broadcast pass. n is the tile's elements;
+// row by row it is sumRows * rowStride, padding lanes included.
 __aicore__ inline void CombineSum(const RowOperands& t, const AscendC::LocalTensor<float>& dst,
                                   const AscendC::LocalTensor<float>& src, SumOp op, uint32_t n) {
     if (t.sumRows == 0) {

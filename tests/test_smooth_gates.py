@@ -129,9 +129,10 @@ def test_gelu_erf_tail_keeps_the_ulp_target(dtype):
     target = R.ulp_target("gelu_backward", {"approximate": "none"}, dtype)
     assert R.ulp_distance(got, want).max() <= target
     if dtype != torch.float16:  # f16 rounds PyTorch's f32 error away; f32 and bf16 show what the divergence is about
-        # how far PyTorch lands depends on its f32 erf near -1 on the CPU at hand (bf16: 8 ulp on one AMD EPYC,
+        # how far PyTorch's bf16 result lands depends on its f32 erf near -1 on the CPU at hand (8 ulp on one AMD EPYC,
         # hundreds on another); it misses the target either way
-        assert R.ulp_distance(torch.ops.aten.gelu_backward(g, x), want).max() > target
+        miss = 100 if dtype == torch.float32 else target
+        assert R.ulp_distance(torch.ops.aten.gelu_backward(g, x), want).max() > miss
 
 
 def test_mish_passes_grad_through_above_sixteen():

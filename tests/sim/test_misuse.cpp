@@ -792,6 +792,26 @@ TEST(Two_blocks_write_the_same_GM_bytes) {
     ExpectWhere("gm_conflict_scalar", -1, 2, "");
 }
 
+// A block's own writes may come in any order and overlap each other (they are merged per block); another block's
+// write into a gap between them is fine, one that reaches into them is not.
+TEST(A_block_rewriting_its_own_GM_bytes_is_not_a_conflict) {
+    Gm<float> out(64);
+    struct Span { uint32_t start, length; };
+    // block 0 writes [16, 24), [0, 8) and [4, 12), in that order; block 1 writes `other`
+    auto writes = [&](std::vector<Span> other) {
+        return [&out, other] {
+            GlobalTensor<float> g;
+            g.SetGlobalBuffer(out.data(), 64);
+            const std::vector<Span> mine = AscendC::GetBlockIdx() == 0 ? std::vector<Span>{{16, 8}, {0, 8}, {4, 8}} : other;
+            for (const Span& w : mine)
+                for (uint32_t i = w.start; i < w.start + w.length; ++i) g.SetValue(i, 1.0f);
+        };
+    };
+    Run("gm_own_rewrite", 2, writes({{12, 4}, {24, 8}}));  // the gap [12, 16) and past the end
+    EXPECT_SIM_ERROR(ErrorKind::GmWriteConflict, "blocks 0 and 1 both write GM bytes",
+                     Run("gm_into_merged", 2, writes({{10, 4}})));  // into [4, 12)
+}
+
 // ---------------------------------------------------------------------------------------------- arguments
 
 TEST(Compare_and_Compares_count_not_multiple_of_256_bytes) {

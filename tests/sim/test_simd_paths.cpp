@@ -1,6 +1,8 @@
 // The AVX2 loops of sim/include/actgrad_sim/simd_avx2.h against plain scalar references, on every bf16 pattern and on
 // float patterns that hit every rounding case. (The API tests then check whichever path the machine runs against
 // the vector unit's semantics; tests/test_sim.py also runs them with ACTGRAD_SIM_NO_AVX2=1 for the portable path.)
+#include <algorithm>
+
 #include "harness.h"
 
 #if defined(ACTGRAD_SIM_AVX2)
@@ -113,11 +115,13 @@ void CheckScalarCompare(const std::vector<E>& a, Widen widen, const std::vector<
     std::vector<uint8_t> s(65536 / 8);
     for (float scalar : scalars) {
         for (uint32_t count : {65536u - 24, 8u, 24u, 40u}) {
+            std::fill(s.begin(), s.end(), uint8_t(0xA5));
             avx2::Compare<Pred>(s.data(), a.data(), scalar, count);
             for (uint32_t i = 0; i < count; ++i) {
                 if (((s[i / 8] >> (i % 8)) & 1) != (ref(widen(a[i]), scalar) ? 1 : 0))
                     FAIL(name, " ", type, " scalar ", scalar, " count ", count, " lane ", i);
             }
+            CHECK_EQ(s[count / 8], 0xA5);  // nothing past the count
         }
     }
 }

@@ -106,13 +106,15 @@ inline void CopyFromGm(void* dst, const void* src, size_t bytes) {
 }
 
 // Strided DMA bursts each start on a new GM line the hardware prefetcher has not seen: the GM side of the burst
-// kStridedLookahead bursts ahead is requested while this one is copied (read, or for writing), so the misses of
-// several bursts overlap. Only the twin's speed changes.
+// kStridedLookahead bursts ahead is requested while this one is copied, so the misses of several bursts overlap. A
+// read is asked for non-temporally (the kernel reads its inputs once; CopyFromGm's hint too), a write to be kept (its
+// line is written shortly, and a burst that ends mid-line shares the line with the next). Only the twin's speed changes.
 constexpr uint64_t kStridedLookahead = 8;
 inline void PrefetchBurst(const uint8_t* p, uint64_t bytes, bool forWrite) {
-    for (uint64_t i = 0; i < bytes; i += 64) {
-        if (forWrite) __builtin_prefetch(p + i, 1, 3);
-        else __builtin_prefetch(p + i, 0, 0);
+    const uint8_t* end = p + bytes;
+    for (const uint8_t* line = p - uintptr_t(p) % 64; line < end; line += 64) {
+        if (forWrite) __builtin_prefetch(line, 1, 3);
+        else __builtin_prefetch(line, 0, 0);
     }
 }
 

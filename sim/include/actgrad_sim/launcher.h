@@ -115,21 +115,20 @@ inline LaunchStats& LastLaunchStatsRef() {
 // Statistics of the calling thread's most recent launch.
 inline const LaunchStats& LastLaunchStats() { return LastLaunchStatsRef(); }
 
-// One block's write ranges sorted and merged where they touch or overlap (a block may rewrite its own bytes), so the
-// check across blocks sees a few ranges per block instead of one per DMA burst (a column-chunk row kernel records
-// one per slice). Runs in the worker, in parallel, while the cross-block check runs after the launch.
-inline void MergeGmWrites(std::vector<GmRegion>& writes) {
-    if (!std::is_sorted(writes.begin(), writes.end(), [](const GmRegion& a, const GmRegion& b) { return a.begin < b.begin; }))
-        std::sort(writes.begin(), writes.end(), [](const GmRegion& a, const GmRegion& b) { return a.begin < b.begin; });
+// `regions` sorted by start and merged where they touch or overlap.
+inline void SortAndMergeRegions(std::vector<GmRegion>& regions) {
+    const auto byBegin = [](const GmRegion& a, const GmRegion& b) { return a.begin < b.begin; };
+    if (!std::is_sorted(regions.begin(), regions.end(), byBegin)) std::sort(regions.begin(), regions.end(), byBegin);
     size_t kept = 0;
-    for (const GmRegion& r : writes) {
-        if (kept > 0 && r.begin <= writes[kept - 1].end) writes[kept - 1].end = std::max(writes[kept - 1].end, r.end);
-        else writes[kept++] = r;
+    for (const GmRegion& r : regions) {
+        if (kept > 0 && r.begin <= regions[kept - 1].end) regions[kept - 1].end = std::max(regions[kept - 1].end, r.end);
+        else regions[kept++] = r;
     }
-    writes.resize(kept);
+    regions.resize(kept);
 }
 
-// `writes` holds each block's ranges merged by MergeGmWrites: an overlap between two ranges is between two blocks.
+// `writes` holds each block's write ranges merged (SortAndMergeRegions, in the block's worker, so that a column-chunk
+// row kernel's one range per DMA burst is not sorted here): two ranges that overlap belong to two blocks.
 inline void CheckGmWriteConflicts(const LaunchContext& launch, const std::vector<std::vector<GmRegion>>& writes) {
     struct W { GmRegion r; uint32_t block; };
     std::vector<W> all;
@@ -139,7 +138,7 @@ inline void CheckGmWriteConflicts(const LaunchContext& launch, const std::vector
     uintptr_t maxEnd = 0;
     uint32_t owner = 0;
     for (const auto& w : all) {
-        if (w.r.begin < maxEnd && w.block != owner) {
+        if (w.r.begin < maxEnd) {
             std::ostringstream os;
             os << "[actgrad-sim] kernel '" << launch.kernel << "' on " << launch.soc->name << ": blocks " << owner
                << " and " << w.block << " both write GM bytes [" << (const void*)w.r.begin << ", "
@@ -197,14 +196,8 @@ inline LaunchStats LaunchBlocks(const std::string& kernel, uint32_t blockDim, co
     }
     launch.regions = GmRegistry::Instance().Snapshot();
     launch.regions.insert(launch.regions.end(), options.gmRegions.begin(), options.gmRegions.end());
-    std::sort(launch.regions.begin(), launch.regions.end(), [](const GmRegion& a, const GmRegion& b) { return a.begin < b.begin; });
     // a caller's region may lie inside (or overlap) a GmAlloc'd one: merge, so lookups see the whole allocation
-    std::vector<GmRegion> merged;
-    for (const GmRegion& r : launch.regions) {
-        if (!merged.empty() && r.begin <= merged.back().end) merged.back().end = std::max(merged.back().end, r.end);
-        else merged.push_back(r);
-    }
-    launch.regions = std::move(merged);
+    SortAndMergeRegions(launch.regions);
 
     const uint32_t threads = std::min(blockDim, options.threads == 0 ? DefaultThreads() : options.threads);
     std::vector<BlockStats> stats(blockDim);
@@ -239,7 +232,7 @@ inline LaunchStats LaunchBlocks(const std::string& kernel, uint32_t blockDim, co
             tlBlock = saved;
             stats[b] = ctx.stats;
             writes[b] = std::move(ctx.gmWrites);
-            MergeGmWrites(writes[b]);
+            SortAndMergeRegions(writes[b]);
         }
     };
     if (threads <= 1) {
