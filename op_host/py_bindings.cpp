@@ -150,6 +150,7 @@ py::dict PlanRows(const std::string& opType, uint64_t outer, uint64_t rows, uint
     d["slice_length"] = t.sliceLength;
     d["slice_stride"] = t.sliceStride;
     d["column_chunks"] = t.columnChunks;
+    d["sum_tile_elems"] = t.sumTileElems;
     d["sum_elems"] = t.sumElems;
     d["work_elems"] = t.workElems;
     return d;

@@ -22,10 +22,11 @@ uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
 uint64_t CeilDiv(uint64_t x, uint64_t m) { return (x + m - 1) / m; }
 
 // UB bytes per tile element: three double-buffered queues (diff_dst, dst, diff_src) of the storage type, the f32
-// copies of a widened tile, the summands and the broadcast sums.
+// copies of a widened tile and the summands. A tile that broadcasts its sums (Brcb rows, column chunks) adds kF32
+// per element for them; the others apply each row's sum as a scalar.
 uint64_t BytesPerTileElem(DtypeKey dtype) {
     const uint64_t size = DtypeSize(dtype);
-    return 3 * 2 * size + (size == kF32 ? 0 : 3 * kF32) + 2 * kF32;
+    return 3 * 2 * size + (size == kF32 ? 0 : 3 * kF32) + kF32;
 }
 
 // ReduceSum's work buffer for `count` elements: one f32 per 64-lane repeat, whole 32-byte blocks.
@@ -35,30 +36,39 @@ uint64_t ReduceWorkElems(uint64_t count) { return RoundUp(CeilDiv(count, kWholeR
     throw std::invalid_argument("row tiling: " + std::to_string(soc.ubBytes) + " bytes of UB cannot hold " + what);
 }
 
-// inner == 1: whole rows per tile when one fits, else chunks of a row (two passes).
+// Whole rows of `stride` elements that fit UB at `perElem` bytes per tile element, with the row sums (one f32 per
+// row, in whole 32-byte blocks) and ReduceSum's work buffer: k * stride * perElem + RoundUp(k, 8) * 4 + work * 4 <=
+// ub, using RoundUp(k, 8) * 4 <= k * 4 + 28.
+uint64_t RowsThatFit(const SocResources& soc, uint64_t stride, uint64_t perElem, uint64_t work) {
+    const uint64_t fixed = work * kF32 + 28;
+    return soc.ubBytes > fixed ? std::min<uint64_t>((soc.ubBytes - fixed) / (stride * perElem + kF32), kMaxDmaBlocks)
+                               : 0;
+}
+
+// inner == 1: whole rows per tile when one fits, else chunks of a row (two passes, the row's sum a scalar).
 void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestBlockUnits) {
     const DtypeKey dtype = DtypeKey(t.dtype);
     const uint64_t perElem = BytesPerTileElem(dtype), unitElems = 32 / DtypeSize(dtype);
     const uint64_t stride = RoundUp(t.rowLength, unitElems);
     const uint64_t work = t.rowLength > kWholeReduceLanes ? ReduceWorkElems(t.rowLength) : kSumsAlign;
-    // rows k: k * stride * perElem + RoundUp(k, 8) * 4 + work * 4 <= ub; RoundUp(k, 8) * 4 <= k * 4 + 28
-    const uint64_t fixed = work * kF32 + 28;
-    const uint64_t rows = soc.ubBytes > fixed ? (soc.ubBytes - fixed) / (stride * perElem + kF32) : 0;
+    const uint64_t rows = RowsThatFit(soc, stride, perElem, work);
     t.columnChunks = 1;
     if (rows >= 1) {
         t.twoPass = 0;
-        // whole groups of 8 rows where the kernel spreads the row sums with Brcb (8 per repeat)
-        const uint64_t fit = std::min<uint64_t>(rows, kMaxDmaBlocks);
-        const bool grouped = fit >= 8 && RowSumsByBrcb(uint32_t(stride), uint32_t(fit / 8 * 8));
-        t.tileSlices = uint32_t(std::min(grouped ? fit / 8 * 8 : fit, largestBlockUnits));
+        // short rows spread their sums with Brcb over a sum tile, whole groups of 8 rows (8 per repeat), when the
+        // smaller tile that leaves room for it still has more rows than a row has blocks; the others take scalars
+        const uint64_t withSumTile = RowsThatFit(soc, stride, perElem + kF32, work) / 8 * 8;
+        const bool byBrcb = withSumTile >= 8 && RowSumsByBrcb(uint32_t(stride), uint32_t(withSumTile));
+        t.tileSlices = uint32_t(std::min(byBrcb ? withSumTile : rows, largestBlockUnits));
         t.sliceLength = uint32_t(t.rowLength);
         t.sliceStride = uint32_t(stride);
+        t.sumTileElems = byBrcb ? RowTileElems(t) : 0;
         t.sumElems = uint32_t(RoundUp(t.tileSlices, kSumsAlign));
         t.workElems = uint32_t(work);
         return;
     }
-    // chunk c (a multiple of 64): c * perElem + 8 * 4 + (c / 64 + 8) * 4 <= ub
-    const uint64_t fixedTwo = (kSumsAlign + kSumsAlign) * kF32;
+    // chunk c (a multiple of 64): c * perElem + 16 * 4 (the chunk's sum and the row's) + (c / 64 + 8) * 4 <= ub
+    const uint64_t fixedTwo = (2 * kSumsAlign + kSumsAlign) * kF32;
     const uint64_t chunk = soc.ubBytes > fixedTwo
                                ? (soc.ubBytes - fixedTwo) * kWholeReduceLanes / (perElem * kWholeReduceLanes + kF32) /
                                      kChunkGranule * kChunkGranule
@@ -68,7 +78,8 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
     t.tileSlices = 1;
     t.sliceLength = uint32_t(chunk);
     t.sliceStride = uint32_t(chunk);
-    t.sumElems = uint32_t(kSumsAlign);
+    t.sumTileElems = 0;
+    t.sumElems = uint32_t(2 * kSumsAlign);
     t.workElems = uint32_t(ReduceWorkElems(chunk));
 }
 
@@ -76,7 +87,8 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
 // kMinOnePassWidth elements for it), else chunks of R (two passes).
 void PlanColumns(RowGradTiling& t, const SocResources& soc) {
     const DtypeKey dtype = DtypeKey(t.dtype);
-    const uint64_t perElem = BytesPerTileElem(dtype), unitElems = 32 / DtypeSize(dtype);
+    // the slices' sums are broadcast over a sum tile (BroadcastSlice)
+    const uint64_t perElem = BytesPerTileElem(dtype) + kF32, unitElems = 32 / DtypeSize(dtype);
     const uint64_t fixed = kSumsAlign * kF32;  // work buffer (unused by column sums, the smallest buffer)
     if (soc.ubBytes <= fixed) NoFit(soc, "a tile");
     const uint64_t ub = soc.ubBytes - fixed;
@@ -105,6 +117,7 @@ void PlanColumns(RowGradTiling& t, const SocResources& soc) {
     t.sliceLength = uint32_t(width);
     t.sliceStride = uint32_t(width);
     t.columnChunks = uint32_t(CeilDiv(t.inner, width));
+    t.sumTileElems = RowTileElems(t);
     t.sumElems = uint32_t(width);
     t.workElems = uint32_t(kSumsAlign);
 }
@@ -112,7 +125,8 @@ void PlanColumns(RowGradTiling& t, const SocResources& soc) {
 }  // namespace
 
 uint64_t RowUbBytesUsed(const RowGradTiling& t) {
-    return uint64_t(RowTileElems(t)) * BytesPerTileElem(DtypeKey(t.dtype)) + (uint64_t(t.sumElems) + t.workElems) * kF32;
+    return uint64_t(RowTileElems(t)) * BytesPerTileElem(DtypeKey(t.dtype)) +
+           (uint64_t(t.sumTileElems) + t.sumElems + t.workElems) * kF32;
 }
 
 RowGradTiling ComputeRowTiling(uint64_t outer, uint64_t rowLength, uint64_t inner, DtypeKey dtype,

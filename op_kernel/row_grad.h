@@ -4,10 +4,10 @@
 // for rows of up to 64 lanes, ReduceSum for longer ones, a tree of vector Adds across the slices when inner > 1),
 // broadcasts the sums over the tile (Brcb for short rows; longer rows take theirs as scalars, CombineSum) and the
 // functor computes the results (Finish). Rows too long for UB take two passes: the chunks' sums first, then the
-// results chunk by chunk. Everything is computed in f32: f16/bf16 tiles are widened exactly (CAST_NONE) and the
-// results narrowed once (CAST_RINT); saturation is off. Slices are padded to 32 bytes in UB by DataCopyPad; the
-// padding lanes are computed with the rest of a tile and never summed or copied out. Each tile is read before its
-// results are written to the same GM range, so diff_src may be diff_dst itself (in place).
+// results chunk by chunk, with the row's sum as a scalar. Everything is computed in f32: f16/bf16 tiles are widened
+// exactly (CAST_NONE) and the results narrowed once (CAST_RINT); saturation is off. Slices are padded to 32 bytes in
+// UB by DataCopyPad; the padding lanes are computed with the rest of a tile and never summed or copied out. Each tile
+// is read before its results are written to the same GM range, so diff_src may be diff_dst itself (in place).
 #pragma once
 #include "kernel_operator.h"
 #include "row_grad_tiling.h"
@@ -57,6 +57,7 @@ struct TileSpan {
 };
 
 constexpr int32_t kRowBufferNum = 2;  // double buffering
+constexpr uint32_t kF32PerBlock = 8;  // f32 elements of one 32-byte block
 
 // What a tile is loaded for: its summands (first of two passes), its results (second pass), or both (one pass).
 enum class TilePass { kTerms, kFinish, kTermsAndFinish };
@@ -80,11 +81,14 @@ public:
         pipe_.InitBuffer(dstQue_, kRowBufferNum, tileElems_ * sizeof(T));
         pipe_.InitBuffer(outQue_, kRowBufferNum, tileElems_ * sizeof(T));
         if (kWidened) pipe_.InitBuffer(widenBuf_, 3 * tileElems_ * sizeof(float));
-        pipe_.InitBuffer(calcBuf_, 2 * tileElems_ * sizeof(float));
+        pipe_.InitBuffer(termsBuf_, tileElems_ * sizeof(float));
+        if (t.sumTileElems > 0) {
+            pipe_.InitBuffer(sumTileBuf_, t.sumTileElems * sizeof(float));
+            sumTile_ = sumTileBuf_.template Get<float>();
+        }
         pipe_.InitBuffer(sumsBuf_, t.sumElems * sizeof(float));
         pipe_.InitBuffer(workBuf_, t.workElems * sizeof(float));
-        terms_ = calcBuf_.template GetWithOffset<float>(tileElems_, 0);
-        sumTile_ = calcBuf_.template GetWithOffset<float>(tileElems_, tileElems_ * sizeof(float));
+        terms_ = termsBuf_.template Get<float>();
         sums_ = sumsBuf_.template Get<float>();
         work_ = workBuf_.template Get<float>();
     }
@@ -118,10 +122,13 @@ private:
         CopyOut(span);
     }
 
-    // inner == 1, two passes: the row's chunks are summed (ReduceSum, then in a scalar), then computed.
+    // inner == 1, two passes: the row's chunks are summed (ReduceSum into sums_[0], added in order to the row's sum
+    // in the next 32-byte block on the vector unit, so the first pass never waits for the scalar unit), then computed
+    // with the row's sum as a scalar.
     __aicore__ inline void LongRow(uint64_t row) {
         const uint64_t base = row * t_.rowLength;
-        float sum = 0.0f;
+        const AscendC::LocalTensor<float> rowSum = sums_[kF32PerBlock];
+        AscendC::Duplicate(rowSum, 0.0f, int32_t(kF32PerBlock));
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
             const TileSpan span{base + c, 1, ChunkLength(c, t_.rowLength, t_.sliceLength), 0};
             CopyIn(span);
@@ -129,15 +136,17 @@ private:
             Widen(ops, t_.sliceStride);
             Functor::Terms(ops, t_.sliceStride);
             AscendC::ReduceSum<float>(sums_, terms_, work_, int32_t(span.length));
+            AscendC::Add(rowSum, rowSum, sums_, 1);
             Release(ops);
-            ScalarsReady();
-            sum += sums_.GetValue(0);
         }
-        AscendC::Duplicate(sumTile_, sum, int32_t(t_.sliceStride));
+        ScalarsReady();
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
             const TileSpan span{base + c, 1, ChunkLength(c, t_.rowLength, t_.sliceLength), 0};
             CopyIn(span);
             RowOperands ops = Operands(TilePass::kFinish);
+            ops.sumRows = 1;
+            ops.rowStride = t_.sliceStride;
+            ops.rowSums = rowSum;
             Widen(ops, t_.sliceStride);
             Functor::Finish(ops, t_.sliceStride);
             Emit(ops, t_.sliceStride);
@@ -216,7 +225,7 @@ private:
     // past the last group of 8 one Duplicate each. Longer rows are not broadcast: Finish applies each row's sum as a
     // scalar (CombineSum).
     __aicore__ inline void SpreadRowSums(RowOperands& ops, uint32_t rows) {
-        if (!RowSumsByBrcb(t_.sliceStride, rows)) {
+        if (t_.sumTileElems == 0 || !RowSumsByBrcb(t_.sliceStride, rows)) {
             ScalarsReady();
             ops.sumRows = rows;
             ops.rowStride = t_.sliceStride;
@@ -340,7 +349,7 @@ private:
     AscendC::TPipe pipe_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> gradQue_, dstQue_;
     AscendC::TQue<AscendC::TPosition::VECOUT, 1> outQue_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> widenBuf_, calcBuf_, sumsBuf_, workBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> widenBuf_, termsBuf_, sumTileBuf_, sumsBuf_, workBuf_;
     AscendC::GlobalTensor<T> gradGm_, dstGm_, outGm_;
     AscendC::LocalTensor<T> grad_, dst_, out_;  // the tile in flight
     AscendC::LocalTensor<float> terms_, sumTile_, sums_, work_;

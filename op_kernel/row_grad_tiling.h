@@ -36,6 +36,7 @@ struct RowGradTiling {
     uint32_t sliceLength;          // elements per slice
     uint32_t sliceStride;          // UB elements between slices: sliceLength padded to 32 bytes of storage
     uint32_t columnChunks;         // inner > 1: column chunks per outer index; 1 otherwise
+    uint32_t sumTileElems;         // f32 elements of the sums broadcast over a tile; 0: row sums applied as scalars
     uint32_t sumElems;             // f32 elements of the per-slice sums buffer
     uint32_t workElems;            // f32 elements of ReduceSum's work buffer
 };

@@ -60,8 +60,10 @@ def test_invariants(view, dtype, soc):
 def test_one_or_two_passes(dtype):
     """Two passes exactly where one tile cannot hold a row (or, for columns, all R slices of a 32-element chunk)."""
     budget = plan((1, 1, 1), dtype, "Ascend910B2")["ub_bytes_available"]
-    per_elem = 32  # queues, widened copies, summands and broadcast sums (RowUbBytesUsed)
-    for r in (1, 100, 5000, 5800, 6000, 10 ** 5, 2 ** 20):
+    # queues, widened copies and summands (RowUbBytesUsed): a tile that holds only a few rows applies their sums as
+    # scalars, with no broadcast sum tile
+    per_elem = 28
+    for r in (1, 100, 5000, 5800, 6000, 6600, 6800, 10 ** 5, 2 ** 20):
         t = plan((3, r, 1), dtype, "Ascend910B2")
         fits = math.ceil(r * SIZE[dtype] / 32) * 32 // SIZE[dtype] * per_elem < budget - 64
         assert t["two_pass"] == (not fits), (r, t)
@@ -96,14 +98,17 @@ def test_bad_arguments():
 @pytest.mark.parametrize("dtype", list(SIZE))
 @pytest.mark.parametrize("r", [3, 31, 64, 65, 120, 300, 370, 1000, 1024, 3000])
 def test_one_pass_tile_holds_as_many_rows_as_fit(r, dtype):
-    """Rows per tile: the most whose UB fits (32 bytes per tile element, the row sums in 32-byte blocks, ReduceSum's
-    work buffer), rounded down to whole groups of 8 only where the kernel spreads the sums with Brcb, i.e. where a
-    row has fewer 32-byte f32 blocks than the tile has rows."""
+    """Rows per tile: the most whose UB fits (28 bytes per tile element, the row sums in 32-byte blocks, ReduceSum's
+    work buffer) where the kernel applies the row sums as scalars; where it spreads them with Brcb, i.e. where a row
+    has fewer 32-byte f32 blocks than a tile with a broadcast sum tile (4 bytes more per element) has rows in whole
+    groups of 8, that many."""
     t = plan((10 ** 6, r, 1), dtype, SOC)
     stride = math.ceil(r * SIZE[dtype] / 32) * 32 // SIZE[dtype]
     work = math.ceil(math.ceil(r / 64) / 8) * 8 if r > 64 else 8
-    used = lambda k: k * stride * 32 + math.ceil(k / 8) * 8 * 4 + work * 4  # noqa: E731
-    fit = max(k for k in range(1, 4096) if used(k) <= t["ub_bytes_available"])
-    grouped = fit // 8 * 8
-    expected = grouped if grouped >= 8 and stride // 8 < grouped else fit
+    used = lambda k, per_elem: k * stride * per_elem + math.ceil(k / 8) * 8 * 4 + work * 4  # noqa: E731
+    fit = max(k for k in range(1, 4096) if used(k, 28) <= t["ub_bytes_available"])
+    grouped = max(k for k in range(1, 4096) if used(k, 32) <= t["ub_bytes_available"]) // 8 * 8
+    by_brcb = grouped >= 8 and stride // 8 < grouped
+    expected = grouped if by_brcb else fit
+    assert t["sum_tile_elems"] == (expected * stride if by_brcb else 0)
     assert not t["two_pass"] and t["tile_slices"] == expected, (fit, t["tile_slices"])

@@ -86,6 +86,7 @@ class RowTiling:
     tile_slices: int
     slice_length: int  # elements per slice
     slice_stride: int  # UB elements between slices
+    sum_tile_elems: int  # f32 elements the sums are broadcast over (0: each row's sum is applied as a scalar)
     ub_bytes_used: int  # UB the kernel carves: double-buffered queues, f32 copies, summands, sums, reduce work
     ub_bytes_available: int
     blocks: tuple[RowBlockTiling, ...]
@@ -182,5 +183,6 @@ def _row_tiling(spec: OpSpec, dims: tuple[int, ...], dtype_name: str, soc: str |
                      block_dim=r["block_dim"], units_per_block=r["units_per_block"],
                      blocks_with_extra_unit=r["blocks_with_extra_unit"], two_pass=r["two_pass"],
                      tile_slices=r["tile_slices"], slice_length=r["slice_length"], slice_stride=r["slice_stride"],
-                     ub_bytes_used=r["ub_bytes_used"], ub_bytes_available=r["ub_bytes_available"],
+                     sum_tile_elems=r["sum_tile_elems"], ub_bytes_used=r["ub_bytes_used"],
+                     ub_bytes_available=r["ub_bytes_available"],
                      blocks=tuple(RowBlockTiling(**b) for b in r["blocks"]))
