@@ -62,7 +62,8 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
         t.tileSlices = uint32_t(std::min(byBrcb ? withSumTile : rows, largestBlockUnits));
         t.sliceLength = uint32_t(t.rowLength);
         t.sliceStride = uint32_t(stride);
-        t.sumTileElems = byBrcb ? RowTileElems(t) : 0;
+        // a block with fewer rows than that spreads none: no sum tile then either
+        t.sumTileElems = byBrcb && RowSumsByBrcb(uint32_t(stride), t.tileSlices) ? RowTileElems(t) : 0;
         t.sumElems = uint32_t(RoundUp(t.tileSlices, kSumsAlign));
         t.workElems = uint32_t(work);
         return;

@@ -2,12 +2,13 @@
 // the [outer, R, inner] view of the tensors (row_grad_tiling.h). Per tile, double-buffered CopyIn / Compute /
 // CopyOut: the functor writes the summands of the whole tile (Terms), the kernel sums them per row (WholeReduceSum
 // for rows of up to 64 lanes, ReduceSum for longer ones, a tree of vector Adds across the slices when inner > 1),
-// broadcasts the sums over the tile (Brcb for short rows; longer rows take theirs as scalars, CombineSum) and the
-// functor computes the results (Finish). Rows too long for UB take two passes: the chunks' sums first, then the
-// results chunk by chunk, with the row's sum as a scalar. Everything is computed in f32: f16/bf16 tiles are widened
-// exactly (CAST_NONE) and the results narrowed once (CAST_RINT); saturation is off. Slices are padded to 32 bytes in
-// UB by DataCopyPad; the padding lanes are computed with the rest of a tile and never summed or copied out. Each tile
-// is read before its results are written to the same GM range, so diff_src may be diff_dst itself (in place).
+// broadcasts the sums over the tile (Brcb for short rows in a tile the tiling gave a sum tile; the others take
+// theirs as scalars, CombineSum) and the functor computes the results (Finish). Rows too long for UB take two passes:
+// the chunks' sums first, then the results chunk by chunk, with the row's sum as a scalar. Everything is computed in
+// f32: f16/bf16 tiles are widened exactly (CAST_NONE) and the results narrowed once (CAST_RINT); saturation is off.
+// Slices are padded to 32 bytes in UB by DataCopyPad; the padding lanes are computed with the rest of a tile and never
+// summed or copied out. Each tile is read before its results are written to the same GM range, so diff_src may be
+// diff_dst itself (in place).
 #pragma once
 #include "kernel_operator.h"
 #include "row_grad_tiling.h"
@@ -122,9 +123,9 @@ private:
         CopyOut(span);
     }
 
-    // inner == 1, two passes: the row's chunks are summed (ReduceSum into sums_[0], added in order to the row's sum
-    // in the next 32-byte block on the vector unit, so the first pass never waits for the scalar unit), then computed
-    // with the row's sum as a scalar.
+    // inner == 1, two passes: the row's chunks are summed (ReduceSum into sums_[0], each added in order to the row's
+    // sum in the next 32-byte block by a one-element vector Add), then computed with the row's sum as a scalar. The
+    // kernel waits for the scalar unit once per row; ReduceSum itself syncs V -> S -> V inside on A2/A3.
     __aicore__ inline void LongRow(uint64_t row) {
         const uint64_t base = row * t_.rowLength;
         const AscendC::LocalTensor<float> rowSum = sums_[kF32PerBlock];
@@ -220,10 +221,10 @@ private:
         }
     }
 
-    // The row sums as Finish reads them. Short rows (more rows than 32-byte blocks in a row): row r of sumTile_ =
-    // sums_[r], Brcb spreading 8 sums over one block of 8 rows per repeat (one call per block of a row), the rows
-    // past the last group of 8 one Duplicate each. Longer rows are not broadcast: Finish applies each row's sum as a
-    // scalar (CombineSum).
+    // The row sums as Finish reads them. Short rows, where the tiling gave a sum tile (sumTileElems > 0) and the tile
+    // has more rows than a row has 32-byte blocks: row r of sumTile_ = sums_[r], Brcb spreading 8 sums over one block
+    // of 8 rows per repeat (one call per block of a row), the rows past the last group of 8 one Duplicate each. The
+    // others are not broadcast: Finish applies each row's sum as a scalar (CombineSum).
     __aicore__ inline void SpreadRowSums(RowOperands& ops, uint32_t rows) {
         if (t_.sumTileElems == 0 || !RowSumsByBrcb(t_.sliceStride, rows)) {
             ScalarsReady();

@@ -48,10 +48,11 @@ __host_aicore__ inline void RowBlockRange(const RowGradTiling& t, uint64_t b, ui
     count = t.unitsPerBlock + (b >= firstExtra ? 1 : 0);
 }
 
-// Whether a one-pass tile of `rows` rows, `sliceStride` elements apart, spreads its row sums over the tile with Brcb
-// (one call per 32-byte block of a row, 8 rows per repeat): when a row has fewer blocks than the tile has rows. The
-// tiling then gives such tiles whole groups of 8 rows. Otherwise each row's sum is applied as a scalar, one vector
-// instruction per row (row_grad.h, CombineSum).
+// Whether a one-pass tile of `rows` rows, `sliceStride` elements apart, is worth spreading its row sums over a sum
+// tile with Brcb (one call per 32-byte block of a row, 8 rows per repeat): when a row has fewer blocks than the tile
+// has rows. The tiling gives a sum tile (sumTileElems > 0, whole groups of 8 rows) only where its own, smaller tile
+// still qualifies; the kernel spreads a tile's sums when it has one and the tile qualifies. Otherwise each row's sum is
+// applied as a scalar, one vector instruction per row (row_grad.h, CombineSum).
 __host_aicore__ inline bool RowSumsByBrcb(uint32_t sliceStride, uint32_t rows) { return sliceStride / 8 < rows; }
 
 // f32 elements of one tile (the compute buffers' size).

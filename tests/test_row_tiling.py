@@ -72,7 +72,8 @@ def test_one_or_two_passes(dtype):
 
 
 @pytest.mark.parametrize("dtype", list(SIZE))
-@pytest.mark.parametrize("view", [(37, 31, 1), (3, 300000, 1), (1, 64, 4096), (1, 9000, 40), (4, 5, 3)], ids=str)
+@pytest.mark.parametrize("view", [(37, 31, 1), (3, 300000, 1), (1, 64, 4096), (1, 9000, 40), (4, 5, 3),
+                                  (2000, 200, 1), (96, 120, 1)], ids=str)
 def test_ub_used_is_what_the_kernel_carves(view, dtype):
     t = plan(view, dtype, SOC)
     n = math.prod(view)
@@ -80,6 +81,8 @@ def test_ub_used_is_what_the_kernel_carves(view, dtype):
     s = _C.launch_rows(OP, x, x.clone(), torch.empty_like(x), *view, SOC, 1, True)
     assert s["block_dim"] == t["block_dim"]
     assert max(b["ub_high_water"] for b in s["blocks"]) == t["ub_bytes_used"]
+    if view[2] == 1 and not t["two_pass"]:  # a sum tile only where the tile spreads its sums with Brcb
+        assert t["sum_tile_elems"] == 0 or t["slice_stride"] // 8 < t["tile_slices"]
 
 
 def test_bad_arguments():
@@ -96,7 +99,7 @@ def test_bad_arguments():
 
 
 @pytest.mark.parametrize("dtype", list(SIZE))
-@pytest.mark.parametrize("r", [3, 31, 64, 65, 120, 300, 370, 1000, 1024, 3000])
+@pytest.mark.parametrize("r", [3, 31, 64, 65, 120, 185, 200, 224, 300, 370, 1000, 1024, 3000])
 def test_one_pass_tile_holds_as_many_rows_as_fit(r, dtype):
     """Rows per tile: the most whose UB fits (28 bytes per tile element, the row sums in 32-byte blocks, ReduceSum's
     work buffer) where the kernel applies the row sums as scalars; where it spreads them with Brcb, i.e. where a row
