@@ -421,6 +421,37 @@ TEST(Missing_MTE3_to_MTE2_sync_on_TBuf_reuse_is_detected) {
     }));
 }
 
+TEST(Scalar_read_of_vector_results_without_V_S_sync) {
+    // block 1 reads what Adds wrote with the scalar unit before the vector unit is known to be done
+    float got[2] = {};
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "V -> S synchronisation", Run("missing_v_s", 2, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        auto t = b.Get<float>();
+        AscendC::Duplicate(t, 1.0f, 64);
+        AscendC::Adds(t, t, 1.0f, 64);
+        if (!Is(1)) Sync<HardEvent::V_S>();
+        got[AscendC::GetBlockIdx()] = t.GetValue(3);
+    }));
+    ExpectWhere("missing_v_s", 1, 2, "LocalTensor::GetValue");
+    CHECK_EQ(got[0], 2.0f);
+    // a PIPE_ALL barrier orders it too; a later vector write needs the next synchronisation
+    float barrier = 0.0f;
+    EXPECT_SIM_ERROR(ErrorKind::MissingSync, "V -> S synchronisation", Run("v_s_each_write", 1, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        auto t = b.Get<float>();
+        AscendC::Duplicate(t, 3.0f, 64);
+        AscendC::PipeBarrier<AscendC::PIPE_ALL>();
+        barrier = t.GetValue(63);
+        AscendC::Muls(t, t, 2.0f, 64);
+        barrier += t.GetValue(0);
+    }));
+    CHECK_EQ(barrier, 3.0f);
+}
+
 TEST(Vector_write_to_TBuf_being_copied_out_without_MTE3_V_sync) {
     Gm<float> out(128);
     EXPECT_SIM_ERROR(ErrorKind::MissingSync, "is still being copied out", Run("missing_mte3_v", 2, [&] {

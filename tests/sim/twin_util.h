@@ -50,6 +50,12 @@ private:
 
 // ---------------------------------------------------------------- launches
 
+// What a kernel does before the scalar unit reads vector results (LocalTensor::GetValue): a V -> S synchronisation.
+inline void ScalarsReady() {
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+}
+
 inline actgrad_sim::LaunchOptions Sequential() { return actgrad_sim::LaunchOptions{1, {}}; }
 
 // Runs fn() as the body of a one-block kernel named `name`. (std::function rather than a template parameter: one

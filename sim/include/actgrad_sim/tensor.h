@@ -90,6 +90,7 @@ public:
     }
     PrimType GetValue(const uint32_t index) const {
         CheckIndex("LocalTensor::GetValue", index);
+        CheckScalarRead("LocalTensor::GetValue");
         actgrad_sim::SettleDeferred(BytePtr() + index * sizeof(T), sizeof(T), actgrad_sim::Access::Read);
         return addr_[index];
     }
@@ -150,6 +151,18 @@ public:
     }
 
 private:
+    // The scalar unit reads vector results only after a V -> S synchronisation (SetFlag/WaitFlag<V_S> or
+    // PipeBarrier<PIPE_ALL>): without one, on the NPU the read races the vector unit. Buffer-wide, like the pipes'
+    // other checks: a read of any element waits for the buffer's last vector write.
+    void CheckScalarRead(const char* api) const {
+        if (rec_ == nullptr || actgrad_sim::tlBlock == nullptr || rec_->vWrite == 0) return;
+        if (rec_->vWrite <= actgrad_sim::tlBlock->synced[int(AscendC::HardEvent::V_S)]) return;
+        actgrad_sim::Fail(actgrad_sim::ErrorKind::MissingSync, api, "buffer at UB offset ", rec_->offset,
+                          " was written by a vector instruction and is read by the scalar unit without a V -> S "
+                          "synchronisation (SetFlag/WaitFlag<HardEvent::V_S>): on the NPU the read races the vector "
+                          "unit");
+    }
+
     void CheckIndex(const char* api, uint32_t index) const {
         CheckLive(api);
         if (uint64_t(index) * sizeof(T) >= bytes_)
