@@ -421,33 +421,38 @@ TEST(Missing_MTE3_to_MTE2_sync_on_TBuf_reuse_is_detected) {
     }));
 }
 
+// 64 floats of a VECCALC TBuf in a TPipe of their own.
+struct CalcTile {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    LocalTensor<float> t;
+    CalcTile() {
+        pipe.InitBuffer(buf, 256);
+        t = buf.Get<float>();
+    }
+};
+
 TEST(Scalar_read_of_vector_results_without_V_S_sync) {
     // block 1 reads what Adds wrote with the scalar unit before the vector unit is known to be done
     float got[2] = {};
     EXPECT_SIM_ERROR(ErrorKind::MissingSync, "V -> S synchronisation", Run("missing_v_s", 2, [&] {
-        TPipe pipe;
-        TBuf<TPosition::VECCALC> b;
-        pipe.InitBuffer(b, 256);
-        auto t = b.Get<float>();
-        AscendC::Duplicate(t, 1.0f, 64);
-        AscendC::Adds(t, t, 1.0f, 64);
+        CalcTile c;
+        AscendC::Duplicate(c.t, 1.0f, 64);
+        AscendC::Adds(c.t, c.t, 1.0f, 64);
         if (!Is(1)) Sync<HardEvent::V_S>();
-        got[AscendC::GetBlockIdx()] = t.GetValue(3);
+        got[AscendC::GetBlockIdx()] = c.t.GetValue(3);
     }));
     ExpectWhere("missing_v_s", 1, 2, "LocalTensor::GetValue");
     CHECK_EQ(got[0], 2.0f);
     // a PIPE_ALL barrier orders it too; a later vector write needs the next synchronisation
     float barrier = 0.0f;
     EXPECT_SIM_ERROR(ErrorKind::MissingSync, "V -> S synchronisation", Run("v_s_each_write", 1, [&] {
-        TPipe pipe;
-        TBuf<TPosition::VECCALC> b;
-        pipe.InitBuffer(b, 256);
-        auto t = b.Get<float>();
-        AscendC::Duplicate(t, 3.0f, 64);
+        CalcTile c;
+        AscendC::Duplicate(c.t, 3.0f, 64);
         AscendC::PipeBarrier<AscendC::PIPE_ALL>();
-        barrier = t.GetValue(63);
-        AscendC::Muls(t, t, 2.0f, 64);
-        barrier += t.GetValue(0);
+        barrier = c.t.GetValue(63);
+        AscendC::Muls(c.t, c.t, 2.0f, 64);
+        barrier += c.t.GetValue(0);
     }));
     CHECK_EQ(barrier, 3.0f);
 }
