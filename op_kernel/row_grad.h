@@ -145,9 +145,7 @@ private:
             const TileSpan span{base + c, 1, ChunkLength(c, t_.rowLength, t_.sliceLength), 0};
             CopyIn(span);
             RowOperands ops = Operands(TilePass::kFinish);
-            ops.sumRows = 1;
-            ops.rowStride = t_.sliceStride;
-            ops.rowSums = rowSum;
+            UseScalarSums(ops, rowSum, 1);
             Widen(ops, t_.sliceStride);
             Functor::Finish(ops, t_.sliceStride);
             Emit(ops, t_.sliceStride);
@@ -228,9 +226,7 @@ private:
     __aicore__ inline void SpreadRowSums(RowOperands& ops, uint32_t rows) {
         if (t_.sumTileElems == 0 || !RowSumsByBrcb(t_.sliceStride, rows)) {
             ScalarsReady();
-            ops.sumRows = rows;
-            ops.rowStride = t_.sliceStride;
-            ops.rowSums = sums_;
+            UseScalarSums(ops, sums_, rows);
             return;
         }
         const uint32_t blocks = t_.sliceStride / 8;  // 32-byte f32 blocks per row
@@ -264,6 +260,13 @@ private:
             AscendC::Muls(sumTile_[m * t_.sliceStride], sumTile_, 1.0f, int32_t(copies * t_.sliceStride));
             m += copies;
         }
+    }
+
+    // Finish applies the sums of the tile's `rows` rows (sliceStride elements each) from `sums` as scalars.
+    __aicore__ inline void UseScalarSums(RowOperands& ops, const AscendC::LocalTensor<float>& sums, uint32_t rows) {
+        ops.sumRows = rows;
+        ops.rowStride = t_.sliceStride;
+        ops.rowSums = sums;
     }
 
     // The scalar unit reads sums_ only after the vector unit has written it.
