@@ -1075,7 +1075,7 @@ TEST(LaunchStats_count_vector_instructions_and_scalar_gm) {
         AscendC::Cast(t.ReinterpretCast<half>()[256], t, RoundMode::CAST_RINT, 64);
         GlobalTensor<float> g;
         g.SetGlobalBuffer(gm.data(), 16);
-        ScalarsReady();
+        Sync<AscendC::HardEvent::V_S>();
         g.SetValue(0, t.GetValue(0));
         g.SetValue(1, g.GetValue(0));
     });

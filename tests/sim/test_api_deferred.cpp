@@ -133,7 +133,7 @@ TEST(Deferred_widening_is_stored_before_any_other_access) {
         auto wide = ub.Alloc<float>(n);
         AscendC::Cast(wide, src, RoundMode::CAST_NONE, n);
         CHECK_EQ(DeferredCount(), 1u);
-        ScalarsReady();
+        Sync<AscendC::HardEvent::V_S>();
         CHECK(Same(wide.GetValue(7), Wide(in[7])));
         CHECK(Same(wide.GetValue(1000), Wide(in[1000])));
         // an instruction that does not widen as it reads (Select), after the bf16 source was overwritten

@@ -104,7 +104,7 @@ TEST(WholeReduceSum_float_tree_order_fingerprint) {
         auto s = ub.Load(v);
         auto d = ub.Alloc<float>(8);
         AscendC::WholeReduceSum(d, s, 64, 1, 1, 1, 8);
-        ScalarsReady();
+        Sync<AscendC::HardEvent::V_S>();
         got = d.GetValue(0);
     });
     CHECK_BITS_EQ(got, kTwo24 + 62.0f);
@@ -157,10 +157,10 @@ TEST(WholeReduceSum_ReduceSum_float_specials_in_whole_repeats) {
             auto s = ub.Load(v);
             auto d = ub.Alloc<float>(8);
             AscendC::WholeReduceSum(d, s, 64, 1, 1, 1, 8);
-            ScalarsReady();
+            Sync<AscendC::HardEvent::V_S>();
             whole = d.GetValue(0);
             AscendC::ReduceSum(d, s, ub.Alloc<float>(8), 64);
-            ScalarsReady();
+            Sync<AscendC::HardEvent::V_S>();
             count = d.GetValue(0);
         });
         for (float got : {whole, count}) {
@@ -193,11 +193,11 @@ TEST(WholeReduceSum_half_saturates_each_addition_vendor_example) {
         auto s = ub.Load(v);
         auto d = ub.Alloc<half>(16);
         AscendC::WholeReduceSum(d, s, 4, 1, 1, 1, 8);
-        ScalarsReady();
+        Sync<AscendC::HardEvent::V_S>();
         saturated = float(d.GetValue(0));
         AscendC::SetSaturationFlag<SaturationMode::FLOAT>(false);
         AscendC::WholeReduceSum(d, s, 4, 1, 1, 1, 8);
-        ScalarsReady();
+        Sync<AscendC::HardEvent::V_S>();
         plain = float(d.GetValue(0));
     });
     CHECK_EQ(saturated, 35584.0f);
@@ -326,7 +326,7 @@ void CheckReduceSumCount(uint32_t count, uint32_t seed) {
         auto d = ub.Alloc<T>(16);
         auto w = ub.Alloc<T>(16);
         AscendC::ReduceSum(d, s, w, int32_t(count));
-        ScalarsReady();
+        Sync<AscendC::HardEvent::V_S>();
         got = d.GetValue(0);
     });
     ExpectSame(got, RefReduceSumCount(v, count), std::string("ReduceSum count ") + std::to_string(count));
@@ -389,10 +389,10 @@ TEST(ReduceSum_count_and_level0_orders_differ_as_documented) {
         auto d = ub.Alloc<float>(8);
         auto w = ub.Alloc<float>(8);
         AscendC::ReduceSum(d, s, w, 256);
-        ScalarsReady();
+        Sync<AscendC::HardEvent::V_S>();
         level2 = d.GetValue(0);
         AscendC::ReduceSum(d, s, w, 64, 4, 8);
-        ScalarsReady();
+        Sync<AscendC::HardEvent::V_S>();
         level0 = d.GetValue(0);
     });
     CHECK_BITS_EQ(level2, kTwo24);

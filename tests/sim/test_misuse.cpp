@@ -30,13 +30,6 @@ void ExpectWhere(const std::string& kernel, int block, int blocks, const std::st
 
 bool Is(int64_t block) { return AscendC::GetBlockIdx() == block; }
 
-// An explicit SetFlag/WaitFlag pair (event id 0): the sync the correct block does and the broken one leaves out.
-template <HardEvent E>
-void Sync() {
-    AscendC::SetFlag<E>(0);
-    AscendC::WaitFlag<E>(0);
-}
-
 Gm<float>& SharedGm() {
     static Gm<float> gm(4096);
     return gm;

@@ -50,10 +50,11 @@ private:
 
 // ---------------------------------------------------------------- launches
 
-// What a kernel does before the scalar unit reads vector results (LocalTensor::GetValue): a V -> S synchronisation.
-inline void ScalarsReady() {
-    AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
-    AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+// An explicit SetFlag/WaitFlag pair (event id 0), e.g. V_S before the scalar unit reads vector results.
+template <AscendC::HardEvent E>
+void Sync() {
+    AscendC::SetFlag<E>(0);
+    AscendC::WaitFlag<E>(0);
 }
 
 inline actgrad_sim::LaunchOptions Sequential() { return actgrad_sim::LaunchOptions{1, {}}; }
