@@ -1,5 +1,6 @@
-"""examples/graph: the twin's MLP-backward script runs and prints what it should; its CANN twin differs only in its
-import lines."""
+"""examples/graph: the MLP-backward script runs on the twin and prints what it should; its --cann imports name the
+same things from CANN's ge package."""
+import importlib.util
 import os
 import re
 import subprocess
@@ -8,26 +9,37 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "graph" / "mlp_backward.py"
-EXAMPLE_GE = ROOT / "examples" / "graph" / "mlp_backward_ge.py"
 
 
-def without_imports(path: Path, package: str) -> list[str]:
-    lines = path.read_text().splitlines()
-    imports = [line for line in lines if line.startswith(f"from {package}.")]
-    assert len(imports) == 6, path
-    return [line for line in lines if not line.startswith(f"from {package}.")]
+def imports(package: str) -> list[str]:
+    """The script's import lines from `package`, with the package name cut off."""
+    lines = [line.strip() for line in EXAMPLE.read_text().splitlines()]
+    found = [line[len(f"from {package}."):] for line in lines if line.startswith(f"from {package}.")]
+    assert len(found) == 6, package
+    return found
 
 
-def test_the_cann_script_differs_only_in_its_imports():
-    assert without_imports(EXAMPLE, "actgrad.ge") == without_imports(EXAMPLE_GE, "ge")
-    assert [line.replace("from actgrad.ge.", "from ge.") for line in EXAMPLE.read_text().splitlines()] == \
-        EXAMPLE_GE.read_text().splitlines()
+def test_the_cann_imports_name_what_the_twin_imports_name():
+    assert imports("ge") == imports("actgrad.ge")
+
+
+def run_example(tmp_path, *args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "DUMP_GRAPH_PATH": str(tmp_path)}
+    return subprocess.run([sys.executable, str(EXAMPLE), *args], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=300)
+
+
+def test_the_example_rejects_an_unknown_argument_and_needs_cann_for_cann(tmp_path):
+    result = run_example(tmp_path, "--twin")
+    assert result.returncode == 2 and "unrecognized arguments: --twin" in result.stderr, result.stderr
+    if importlib.util.find_spec("ge") is None:  # no CANN here: its ge package is missing, said by name
+        result = run_example(tmp_path, "--cann")
+        assert result.returncode == 1 and "No module named 'ge'" in result.stderr, result.stderr
+    assert not any(tmp_path.iterdir())
 
 
 def test_the_twin_example_runs(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "DUMP_GRAPH_PATH": str(tmp_path)}
-    result = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True, env=env, cwd=tmp_path,
-                            timeout=300)
+    result = run_example(tmp_path)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     nodes = re.findall(r"^  (\S+): (\S+)$", out, re.M)

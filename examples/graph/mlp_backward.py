@@ -5,21 +5,39 @@ out = hardtanh(z, -1, 1). Backward graph, inputs dy, z, mask, h:
     g1 = ActgradHardtanhGrad(z, dy);  g2 = g1 * mask;  g3 = g2 * (1 / (1 - p));
     dh = ActgradGeluBackward(h, g3, mode="gelu_tanh")      -> graph output 0
 
-examples/graph/mlp_backward.py runs on the CPU twin (imports from actgrad.ge); mlp_backward_ge.py, identical but for
-its import lines (from ge), runs on a machine with CANN and the actgrad package's ES plugin. The dumps go to
-$DUMP_GRAPH_PATH, or to a new temporary directory.
+    python examples/graph/mlp_backward.py          # on the CPU twin (GE's Python API as actgrad.ge)
+    python examples/graph/mlp_backward.py --cann   # with CANN's own GE and the actgrad package's ES plugin
+
+Only the imports differ between the two. The dumps go to $DUMP_GRAPH_PATH, or to a new temporary directory.
 """
+import argparse
 import os
 import tempfile
 
 import torch
 
-from actgrad.ge.es import GraphBuilder
-from actgrad.ge.es.actgrad import ActgradGeluBackward, ActgradHardtanhGrad
-from actgrad.ge.ge_global import GeApi
-from actgrad.ge.graph import DumpFormat, Tensor
-from actgrad.ge.graph.types import DataType, Format
-from actgrad.ge.session import Session
+
+def use_cann():
+    parser = argparse.ArgumentParser(description="The backward of an MLP block as a GE graph, dumped and run.")
+    parser.add_argument("--cann", action="store_true",
+                        help="use CANN's GE (the ge package) instead of the CPU twin's (actgrad.ge)")
+    return parser.parse_args().cann
+
+
+if __name__ == "__main__" and use_cann():
+    from ge.es import GraphBuilder
+    from ge.es.actgrad import ActgradGeluBackward, ActgradHardtanhGrad
+    from ge.ge_global import GeApi
+    from ge.graph import DumpFormat, Tensor
+    from ge.graph.types import DataType, Format
+    from ge.session import Session
+else:
+    from actgrad.ge.es import GraphBuilder
+    from actgrad.ge.es.actgrad import ActgradGeluBackward, ActgradHardtanhGrad
+    from actgrad.ge.ge_global import GeApi
+    from actgrad.ge.graph import DumpFormat, Tensor
+    from actgrad.ge.graph.types import DataType, Format
+    from actgrad.ge.session import Session
 
 P = 0.1
 SHAPE = [8, 64]
