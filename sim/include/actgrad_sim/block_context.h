@@ -153,6 +153,10 @@ inline thread_local BlockContext* tlBlock __attribute__((tls_model("initial-exec
 inline thread_local BlockContext* tlBlock = nullptr;
 #endif
 
+// Every access of this block with a sequence number up to `seq` is visible across event e: a SetFlag/WaitFlag of e or
+// a barrier came after it (operand_checks.h's Ordered adds a buffer's own queue synchronisation).
+inline bool SyncedAcross(AscendC::HardEvent e, uint64_t seq) { return seq <= tlBlock->synced[int(e)]; }
+
 inline std::string CurrentLocation() {
     if (tlBlock == nullptr || tlBlock->launch == nullptr) return "outside a kernel launch";
     return "kernel '" + tlBlock->launch->kernel + "' block " + std::to_string(tlBlock->blockIdx) + "/" +

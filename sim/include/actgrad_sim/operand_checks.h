@@ -33,7 +33,7 @@ void CheckUbOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char
 // Accesses to `r` up to `seq` (0 = none) are ordered before the later pipe of `e`: by a flag or barrier, or by
 // the buffer's own queue sync.
 inline bool Ordered(const BufferRecord& r, AscendC::HardEvent e, uint64_t seq) {
-    if (seq <= tlBlock->synced[int(e)]) return true;
+    if (SyncedAcross(e, seq)) return true;
     return r.IsQueue() && ((e == QueueEvent(r.pos) && seq <= r.deQued) || (e == FreeEvent(r.pos) && seq <= r.reAllocated));
 }
 

@@ -156,7 +156,7 @@ private:
     // other checks: a read of any element waits for the buffer's last vector write.
     void CheckScalarRead(const char* api) const {
         if (rec_ == nullptr || actgrad_sim::tlBlock == nullptr || rec_->vWrite == 0) return;
-        if (rec_->vWrite <= actgrad_sim::tlBlock->synced[int(AscendC::HardEvent::V_S)]) return;
+        if (actgrad_sim::SyncedAcross(AscendC::HardEvent::V_S, rec_->vWrite)) return;
         actgrad_sim::Fail(actgrad_sim::ErrorKind::MissingSync, api, "buffer at UB offset ", rec_->offset,
                           " was written by a vector instruction and is read by the scalar unit without a V -> S "
                           "synchronisation (SetFlag/WaitFlag<HardEvent::V_S>): on the NPU the read races the vector "
