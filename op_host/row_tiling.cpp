@@ -9,7 +9,6 @@ namespace actgrad {
 namespace {
 
 constexpr uint64_t kF32 = 4;
-constexpr uint64_t kSumsAlign = 8;     // f32 elements of a 32-byte block
 constexpr uint64_t kChunkGranule = 64;  // a two-pass chunk: whole 256-byte f32 repeats
 // narrower column chunks would make DMA blocks too short to pay for reading the data once instead of twice
 constexpr uint64_t kMinOnePassWidth = 32;
@@ -30,7 +29,7 @@ uint64_t BytesPerTileElem(DtypeKey dtype) {
 }
 
 // ReduceSum's work buffer for `count` elements: one f32 per 64-lane repeat, whole 32-byte blocks.
-uint64_t ReduceWorkElems(uint64_t count) { return RoundUp(CeilDiv(count, kWholeReduceLanes), kSumsAlign); }
+uint64_t ReduceWorkElems(uint64_t count) { return RoundUp(CeilDiv(count, kWholeReduceLanes), kF32PerBlock); }
 
 [[noreturn]] void NoFit(const SocResources& soc, const std::string& what) {
     throw std::invalid_argument("row tiling: " + std::to_string(soc.ubBytes) + " bytes of UB cannot hold " + what);
@@ -50,7 +49,7 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
     const DtypeKey dtype = DtypeKey(t.dtype);
     const uint64_t perElem = BytesPerTileElem(dtype), unitElems = 32 / DtypeSize(dtype);
     const uint64_t stride = RoundUp(t.rowLength, unitElems);
-    const uint64_t work = t.rowLength > kWholeReduceLanes ? ReduceWorkElems(t.rowLength) : kSumsAlign;
+    const uint64_t work = t.rowLength > kWholeReduceLanes ? ReduceWorkElems(t.rowLength) : kF32PerBlock;
     const uint64_t rows = RowsThatFit(soc, stride, perElem, work);
     t.columnChunks = 1;
     if (rows >= 1) {
@@ -64,12 +63,12 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
         t.sliceStride = uint32_t(stride);
         // a block with fewer rows than that spreads none: no sum tile then either
         t.sumTileElems = byBrcb && RowSumsByBrcb(uint32_t(stride), t.tileSlices) ? RowTileElems(t) : 0;
-        t.sumElems = uint32_t(RoundUp(t.tileSlices, kSumsAlign));
+        t.sumElems = uint32_t(RoundUp(t.tileSlices, kF32PerBlock));
         t.workElems = uint32_t(work);
         return;
     }
     // chunk c (a multiple of 64): c * perElem + 16 * 4 (the chunk's sum and the row's) + (c / 64 + 8) * 4 <= ub
-    const uint64_t fixedTwo = (2 * kSumsAlign + kSumsAlign) * kF32;
+    const uint64_t fixedTwo = (2 * kF32PerBlock + kF32PerBlock) * kF32;
     const uint64_t chunk = soc.ubBytes > fixedTwo
                                ? (soc.ubBytes - fixedTwo) * kWholeReduceLanes / (perElem * kWholeReduceLanes + kF32) /
                                      kChunkGranule * kChunkGranule
@@ -80,7 +79,7 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
     t.sliceLength = uint32_t(chunk);
     t.sliceStride = uint32_t(chunk);
     t.sumTileElems = 0;
-    t.sumElems = uint32_t(2 * kSumsAlign);
+    t.sumElems = uint32_t(2 * kF32PerBlock);
     t.workElems = uint32_t(ReduceWorkElems(chunk));
 }
 
@@ -90,7 +89,7 @@ void PlanColumns(RowGradTiling& t, const SocResources& soc) {
     const DtypeKey dtype = DtypeKey(t.dtype);
     // the slices' sums are broadcast over a sum tile (BroadcastSlice)
     const uint64_t perElem = BytesPerTileElem(dtype) + kF32, unitElems = 32 / DtypeSize(dtype);
-    const uint64_t fixed = kSumsAlign * kF32;  // work buffer (unused by column sums, the smallest buffer)
+    const uint64_t fixed = kF32PerBlock * kF32;  // work buffer (unused by column sums, the smallest buffer)
     if (soc.ubBytes <= fixed) NoFit(soc, "a tile");
     const uint64_t ub = soc.ubBytes - fixed;
     // enough column chunks for every core across the outer indices, but none narrower than kMinColumnBytes
@@ -120,7 +119,7 @@ void PlanColumns(RowGradTiling& t, const SocResources& soc) {
     t.columnChunks = uint32_t(CeilDiv(t.inner, width));
     t.sumTileElems = RowTileElems(t);
     t.sumElems = uint32_t(width);
-    t.workElems = uint32_t(kSumsAlign);
+    t.workElems = uint32_t(kF32PerBlock);
 }
 
 }  // namespace

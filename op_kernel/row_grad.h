@@ -58,7 +58,6 @@ struct TileSpan {
 };
 
 constexpr int32_t kRowBufferNum = 2;  // double buffering
-constexpr uint32_t kF32PerBlock = 8;  // f32 elements of one 32-byte block
 
 // What a tile is loaded for: its summands (first of two passes), its results (second pass), or both (one pass).
 enum class TilePass { kTerms, kFinish, kTermsAndFinish };

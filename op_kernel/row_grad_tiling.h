@@ -21,6 +21,7 @@ namespace actgrad {
 constexpr uint32_t kWholeReduceLanes = 64;     // f32 lanes of one WholeReduceSum repeat (256 B)
 constexpr uint32_t kMaxRepeatTimes = 255;      // repeatTime of one Level-0 instruction
 constexpr uint32_t kMaxDmaBlocks = 4095;       // blockCount of one DataCopyPad
+constexpr uint32_t kF32PerBlock = 8;           // f32 elements of one 32-byte block: the sums buffers' unit
 
 struct RowGradTiling {
     uint64_t outer;
