@@ -94,10 +94,10 @@ def test_one_or_two_passes_where_the_row_fits_or_not(dtype):
     assert long.two_pass and long.tile_slices == 1 and long.slice_length < 1 << 20
 
 
-def bytes_per_tile_elem(size, sum_tile):
-    """UB bytes per tile element: three double-buffered queues of the storage type, the f32 copies of a 16-bit tile,
-    the summands, and the broadcast sums where a tile has them."""
-    return 3 * 2 * size + (0 if size == 4 else 3 * 4) + 4 + (4 if sum_tile else 0)
+def bytes_per_tile_elem(size):
+    """UB bytes per element of a tile without a sum tile: three double-buffered queues of the storage type, the f32
+    copies of a 16-bit tile and the summands."""
+    return 3 * 2 * size + (0 if size == 4 else 3 * 4) + 4
 
 
 def test_two_pass_chunks_carry_no_sum_tile():
@@ -106,7 +106,7 @@ def test_two_pass_chunks_carry_no_sum_tile():
         size = torch.empty((), dtype=dtype).element_size()
         t = ag.tiling("soft_max_backward", (2, 1 << 20), dtype, soc="Ascend910B2", axis=-1)
         assert t.two_pass and t.sum_tile_elems == 0 and t.slice_length % 64 == 0
-        per_elem = bytes_per_tile_elem(size, False)
+        per_elem = bytes_per_tile_elem(size)
         assert t.ub_bytes_used + 64 * per_elem + 4 > t.ub_bytes_available  # one more 64-lane repeat would not fit
 
 
