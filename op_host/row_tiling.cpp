@@ -67,8 +67,9 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
         t.workElems = uint32_t(work);
         return;
     }
-    // chunk c (a multiple of 64): c * perElem + 16 * 4 (the chunk's sum and the row's) + (c / 64 + 8) * 4 <= ub
-    const uint64_t fixedTwo = (2 * kF32PerBlock + kF32PerBlock) * kF32;
+    // chunk c (a multiple of 64): c * perElem + 16 * 4 (the chunk's sum and the row's) + 16 * 4 (the check of its
+    // results) + (c / 64 + 8) * 4 <= ub
+    const uint64_t fixedTwo = (2 * kF32PerBlock + kLongRowCheckElems + kF32PerBlock) * kF32;
     const uint64_t chunk = soc.ubBytes > fixedTwo
                                ? (soc.ubBytes - fixedTwo) * kWholeReduceLanes / (perElem * kWholeReduceLanes + kF32) /
                                      kChunkGranule * kChunkGranule
@@ -108,9 +109,11 @@ void PlanColumns(RowGradTiling& t, const SocResources& soc) {
         width = std::min(wanted, onePassWidth);
         t.tileSlices = uint32_t(t.rowLength);
     } else {
-        // two passes: columns narrow enough that a tile holds at least 16 slices (when the SoC allows)
+        // two passes: columns narrow enough that a tile holds at least 16 slices (when the SoC allows), and that
+        // the check of a chunk's results (row_grad.h, ColumnChunk) reduces them into the work buffer's 8 elements
         t.twoPass = 1;
-        width = std::min(wanted, std::max(unitElems, widest / 16 / unitElems * unitElems));
+        width = std::min({wanted, std::max(unitElems, widest / 16 / unitElems * unitElems),
+                          uint64_t(kWholeReduceLanes * kF32PerBlock)});
         t.tileSlices = uint32_t(std::min<uint64_t>({(ub - width * kF32) / (width * perElem), kMaxDmaBlocks,
                                                     t.rowLength}));
     }
@@ -125,8 +128,9 @@ void PlanColumns(RowGradTiling& t, const SocResources& soc) {
 }  // namespace
 
 uint64_t RowUbBytesUsed(const RowGradTiling& t) {
+    const uint64_t checkElems = t.twoPass && t.inner == 1 ? kLongRowCheckElems : 0;
     return uint64_t(RowTileElems(t)) * BytesPerTileElem(DtypeKey(t.dtype)) +
-           (uint64_t(t.sumTileElems) + t.sumElems + t.workElems) * kF32;
+           (uint64_t(t.sumTileElems) + t.sumElems + t.workElems + checkElems) * kF32;
 }
 
 RowGradTiling ComputeRowTiling(uint64_t outer, uint64_t rowLength, uint64_t inner, DtypeKey dtype,

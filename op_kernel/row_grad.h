@@ -4,7 +4,10 @@
 // for rows of up to 64 lanes, ReduceSum for longer ones, a tree of vector Adds across the slices when inner > 1),
 // broadcasts the sums over the tile (Brcb for short rows in a tile the tiling gave a sum tile; the others take
 // theirs as scalars, CombineSum) and the functor computes the results (Finish). Rows too long for UB take two passes:
-// the chunks' sums first, then the results chunk by chunk, with the row's sum as a scalar. Everything is computed in
+// the chunks' sums first, then the results chunk by chunk, with the row's sum as a scalar. A functor whose sum reads
+// diff_dst alone (kSumReadsDst false) checks dst in its Guard instead: two-pass rows then load dst in their second
+// pass only, sum the results as they go, and run the guard only where that sum is not finite (GuardRow,
+// GuardColumns). Everything is computed in
 // f32: f16/bf16 tiles are widened exactly (CAST_NONE) and the results narrowed once (CAST_RINT); saturation is off.
 // Slices are padded to 32 bytes in UB by DataCopyPad; the padding lanes are computed with the rest of a tile and never
 // summed or copied out. Each tile is read before its results are written to the same GM range, so diff_src may be
@@ -26,6 +29,20 @@ struct RowOperands {
     uint32_t sumRows;
     uint32_t rowStride;
     AscendC::LocalTensor<float> rowSums;
+};
+
+// The bits the guard paths test and write: f32's exponent field, and a quiet NaN of each storage type.
+constexpr uint32_t kF32ExponentBits = 0x7F800000u;
+constexpr uint32_t kF32QuietNaN = 0x7FC00000u;
+template <typename T>
+struct QuietNaN16;
+template <>
+struct QuietNaN16<half> {
+    static constexpr uint16_t kBits = 0x7E00u;
+};
+template <>
+struct QuietNaN16<bfloat16_t> {
+    static constexpr uint16_t kBits = 0x7FC0u;
 };
 
 // How Finish applies the row sum to an operand.
@@ -62,9 +79,14 @@ constexpr int32_t kRowBufferNum = 2;  // double buffering
 // What a tile is loaded for: its summands (first of two passes), its results (second pass), or both (one pass).
 enum class TilePass { kTerms, kFinish, kTermsAndFinish };
 
+// Which inputs a tile is loaded with.
+enum class TileInputs { kBoth, kGrad, kDst };
+
 template <typename T, typename Functor>
 class RowGradKernel {
     static constexpr bool kWidened = sizeof(T) != sizeof(float);
+    // what the first of two passes loads: both inputs where the functor's summands read dst
+    static constexpr TileInputs kSumInputs = Functor::kSumReadsDst ? TileInputs::kBoth : TileInputs::kGrad;
 
 public:
     __aicore__ inline RowGradKernel() {}
@@ -87,6 +109,10 @@ public:
             sumTile_ = sumTileBuf_.template Get<float>();
         }
         pipe_.InitBuffer(sumsBuf_, t.sumElems * sizeof(float));
+        if (t.twoPass && t.inner == 1) {  // the tiling reserves it for every two-pass row; lean functors use it
+            pipe_.InitBuffer(checkBuf_, kLongRowCheckElems * sizeof(float));
+            check_ = checkBuf_.template Get<float>();
+        }
         pipe_.InitBuffer(workBuf_, t.workElems * sizeof(float));
         terms_ = termsBuf_.template Get<float>();
         sums_ = sumsBuf_.template Get<float>();
@@ -110,7 +136,7 @@ private:
     // inner == 1, one pass: `rows` whole rows from `row` on.
     __aicore__ inline void RowTile(uint64_t row, uint32_t rows) {
         const TileSpan span{row * t_.rowLength, rows, uint32_t(t_.rowLength), 0};
-        CopyIn(span);
+        CopyIn(span, TileInputs::kBoth);
         RowOperands ops = Operands(TilePass::kTermsAndFinish);
         const uint32_t n = rows * t_.sliceStride;
         Widen(ops, n);
@@ -125,31 +151,67 @@ private:
     // inner == 1, two passes: the row's chunks are summed (ReduceSum into sums_[0], each added in order to the row's
     // sum in the next 32-byte block by a one-element vector Add), then computed with the row's sum as a scalar. The
     // kernel waits for the scalar unit once per row; ReduceSum itself syncs V -> S -> V inside on A2/A3.
+    // A lean functor's second pass also sums the results (chunk by chunk in check_, into its second block): finite,
+    // they are final. check_ is a buffer of its own, as the scalar unit reads sums_ while the vector unit writes it.
     __aicore__ inline void LongRow(uint64_t row) {
         const uint64_t base = row * t_.rowLength;
         const AscendC::LocalTensor<float> rowSum = sums_[kF32PerBlock];
         AscendC::Duplicate(rowSum, 0.0f, int32_t(kF32PerBlock));
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
-            const TileSpan span{base + c, 1, ChunkLength(c, t_.rowLength, t_.sliceLength), 0};
-            CopyIn(span);
+            const TileSpan span = ChunkSpan(base, c);
+            CopyIn(span, kSumInputs);
             RowOperands ops = Operands(TilePass::kTerms);
             Widen(ops, t_.sliceStride);
-            Functor::Terms(ops, t_.sliceStride);
-            AscendC::ReduceSum<float>(sums_, terms_, work_, int32_t(span.length));
+            AscendC::ReduceSum<float>(sums_, Summands(ops, t_.sliceStride), work_, int32_t(span.length));
             AscendC::Add(rowSum, rowSum, sums_, 1);
-            Release(ops);
+            Release();
         }
         ScalarsReady();
+        if constexpr (!Functor::kSumReadsDst) AscendC::Duplicate(check_[kF32PerBlock], 0.0f, int32_t(kF32PerBlock));
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
-            const TileSpan span{base + c, 1, ChunkLength(c, t_.rowLength, t_.sliceLength), 0};
-            CopyIn(span);
+            const TileSpan span = ChunkSpan(base, c);
+            CopyIn(span, TileInputs::kBoth);
             RowOperands ops = Operands(TilePass::kFinish);
             UseScalarSums(ops, rowSum, 1);
             Widen(ops, t_.sliceStride);
             Functor::Finish(ops, t_.sliceStride);
+            if constexpr (!Functor::kSumReadsDst) {
+                AscendC::ReduceSum<float>(check_, ops.outF, work_, int32_t(span.length));
+                AscendC::Add(check_[kF32PerBlock], check_[kF32PerBlock], check_, 1);
+            }
             Emit(ops, t_.sliceStride);
             CopyOut(span);
         }
+        if constexpr (!Functor::kSumReadsDst) {
+            ScalarsReady();
+            if (!IsFinite(check_, kF32PerBlock)) GuardRow(base);
+        }
+    }
+
+    // A lean row with a result that is not finite: its sum never saw dst, so the functor's guard (NaN exactly where
+    // dst poisons the row) is summed now, from dst alone (diff_dst may hold results already: in place), and a NaN
+    // sum rewrites the whole row as NaN. The other results stand: they are what the row's sum gave.
+    __aicore__ inline void GuardRow(uint64_t base) {
+        const AscendC::LocalTensor<float> guard = check_[kF32PerBlock];
+        AscendC::Duplicate(guard, 0.0f, int32_t(kF32PerBlock));
+        for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
+            const TileSpan span = ChunkSpan(base, c);
+            CopyIn(span, TileInputs::kDst);
+            RowOperands ops = Operands(TilePass::kTerms);
+            Widen(ops, t_.sliceStride);
+            Functor::Guard(ops, t_.sliceStride);
+            AscendC::ReduceSum<float>(check_, terms_, work_, int32_t(span.length));
+            AscendC::Add(guard, guard, check_, 1);
+            Release();
+        }
+        ScalarsReady();
+        if (!IsNan(guard, 0)) return;
+        for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) CopyOutNaN(ChunkSpan(base, c));
+    }
+
+    // Chunk c of the long row at `base`.
+    __aicore__ inline TileSpan ChunkSpan(uint64_t base, uint64_t c) {
+        return TileSpan{base + c, 1, ChunkLength(c, t_.rowLength, t_.sliceLength), 0};
     }
 
     // inner > 1: columns [col, col + width) of outer index o; the R slices are summed by a tree of vector Adds
@@ -161,7 +223,7 @@ private:
         const uint64_t base = o * t_.rowLength * t_.inner + col;
         if (!t_.twoPass) {
             const TileSpan span = ColumnSpan(base, 0, uint32_t(t_.rowLength), width);
-            CopyIn(span);
+            CopyIn(span, TileInputs::kBoth);
             RowOperands ops = Operands(TilePass::kTermsAndFinish);
             const uint32_t n = span.slices * t_.sliceStride;
             Widen(ops, n);
@@ -176,25 +238,58 @@ private:
         AscendC::Duplicate(sums_, 0.0f, int32_t(t_.sliceStride));
         for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
             const TileSpan span = ColumnSpan(base, r, ChunkLength(r, t_.rowLength, t_.tileSlices), width);
-            CopyIn(span);
+            CopyIn(span, kSumInputs);
             RowOperands ops = Operands(TilePass::kTerms);
             const uint32_t n = span.slices * t_.sliceStride;
             Widen(ops, n);
-            Functor::Terms(ops, n);
-            SliceSums(span.slices);
+            SliceSumsOf(Summands(ops, n), span.slices);
             AscendC::Add(sums_, sums_, terms_, int32_t(t_.sliceStride));
-            Release(ops);
+            Release();
         }
         BroadcastSlice(sums_, t_.tileSlices);
+        // a lean functor's second pass sums each column's results in sums_, free once broadcast
+        if constexpr (!Functor::kSumReadsDst) AscendC::Duplicate(sums_, 0.0f, int32_t(t_.sliceStride));
         for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
             const TileSpan span = ColumnSpan(base, r, ChunkLength(r, t_.rowLength, t_.tileSlices), width);
-            CopyIn(span);
+            CopyIn(span, TileInputs::kBoth);
             RowOperands ops = Operands(TilePass::kFinish);
             const uint32_t n = span.slices * t_.sliceStride;
             Widen(ops, n);
             Functor::Finish(ops, n);
+            if constexpr (!Functor::kSumReadsDst) {
+                SliceSumsOf(ops.outF, span.slices);
+                AscendC::Add(sums_, sums_, terms_, int32_t(t_.sliceStride));
+            }
             Emit(ops, n);
             CopyOut(span);
+        }
+        if constexpr (!Functor::kSumReadsDst) {
+            AscendC::ReduceSum<float>(sumTile_, sums_, work_, int32_t(width));
+            ScalarsReady();
+            if (!IsFinite(sumTile_, 0)) GuardColumns(base, width);
+        }
+    }
+
+    // GuardRow for the columns of a lean two-pass column chunk: each column whose guard sums to NaN is rewritten as
+    // NaN over the whole axis, one element per slice.
+    __aicore__ inline void GuardColumns(uint64_t base, uint32_t width) {
+        AscendC::Duplicate(sums_, 0.0f, int32_t(t_.sliceStride));
+        for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
+            const TileSpan span = ColumnSpan(base, r, ChunkLength(r, t_.rowLength, t_.tileSlices), width);
+            CopyIn(span, TileInputs::kDst);
+            RowOperands ops = Operands(TilePass::kTerms);
+            const uint32_t n = span.slices * t_.sliceStride;
+            Widen(ops, n);
+            Functor::Guard(ops, n);
+            SliceSums(span.slices);
+            AscendC::Add(sums_, sums_, terms_, int32_t(t_.sliceStride));
+            Release();
+        }
+        ScalarsReady();
+        for (uint32_t j = 0; j < width; ++j) {
+            if (!IsNan(sums_, j)) continue;
+            for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices)
+                CopyOutNaN(ColumnSpan(base + j, r, ChunkLength(r, t_.rowLength, t_.tileSlices), 1));
         }
     }
 
@@ -251,6 +346,34 @@ private:
         }
     }
 
+    // SliceSums of src's slices, src left as it is: the tree's first level reads src (the same additions in the same
+    // order), the middle slice of an odd count copied (x * 1 is exact).
+    __aicore__ inline void SliceSumsOf(const AscendC::LocalTensor<float>& src, uint32_t slices) {
+        const uint32_t half = slices / 2, rest = slices - half;
+        if (half > 0) AscendC::Add(terms_, src, src[rest * t_.sliceStride], int32_t(half * t_.sliceStride));
+        if (rest > half)
+            AscendC::Muls(terms_[half * t_.sliceStride], src[half * t_.sliceStride], 1.0f, int32_t(t_.sliceStride));
+        SliceSums(rest);
+    }
+
+    // The summands of a first-pass tile: the functor's terms, or diff_dst itself where the sum reads nothing else.
+    __aicore__ inline AscendC::LocalTensor<float> Summands(const RowOperands& ops, uint32_t n) {
+        if constexpr (Functor::kSumReadsDst) {
+            Functor::Terms(ops, n);
+            return terms_;
+        } else {
+            return ops.gradF;
+        }
+    }
+
+    // What the scalar unit reads of f32 element i of `v` (after ScalarsReady), by its bits.
+    __aicore__ inline bool IsFinite(const AscendC::LocalTensor<float>& v, uint32_t i) {
+        return (v.ReinterpretCast<uint32_t>().GetValue(i) & kF32ExponentBits) != kF32ExponentBits;
+    }
+    __aicore__ inline bool IsNan(const AscendC::LocalTensor<float>& v, uint32_t i) {
+        return (v.ReinterpretCast<uint32_t>().GetValue(i) & 0x7FFFFFFFu) > kF32ExponentBits;
+    }
+
     // sumTile_ = `slice` (sliceStride elements) repeated `slices` times, by doubling copies (x * 1 is exact).
     __aicore__ inline void BroadcastSlice(const AscendC::LocalTensor<float>& slice, uint32_t slices) {
         AscendC::Muls(sumTile_, slice, 1.0f, int32_t(t_.sliceStride));
@@ -289,15 +412,23 @@ private:
                     : AscendC::DataCopyExtParams{uint16_t(s.slices), bytes, ubGap, gmGap, 0};
     }
 
-    __aicore__ inline void CopyIn(const TileSpan& s) {
-        AscendC::LocalTensor<T> grad = gradQue_.template AllocTensor<T>();
-        AscendC::LocalTensor<T> dst = dstQue_.template AllocTensor<T>();
+    __aicore__ inline bool LoadsGrad() const { return inputs_ != TileInputs::kDst; }
+    __aicore__ inline bool LoadsDst() const { return inputs_ != TileInputs::kGrad; }
+
+    __aicore__ inline void CopyIn(const TileSpan& s, TileInputs inputs) {
+        inputs_ = inputs;
         const AscendC::DataCopyExtParams copy = CopyParams(s, true);
         const AscendC::DataCopyPadExtParams<T> noPad{};
-        AscendC::DataCopyPad(grad, gradGm_[s.offset], copy, noPad);
-        AscendC::DataCopyPad(dst, dstGm_[s.offset], copy, noPad);
-        gradQue_.EnQue(grad);
-        dstQue_.EnQue(dst);
+        if (LoadsGrad()) {
+            AscendC::LocalTensor<T> grad = gradQue_.template AllocTensor<T>();
+            AscendC::DataCopyPad(grad, gradGm_[s.offset], copy, noPad);
+            gradQue_.EnQue(grad);
+        }
+        if (LoadsDst()) {
+            AscendC::LocalTensor<T> dst = dstQue_.template AllocTensor<T>();
+            AscendC::DataCopyPad(dst, dstGm_[s.offset], copy, noPad);
+            dstQue_.EnQue(dst);
+        }
     }
 
     __aicore__ inline void CopyOut(const TileSpan& s) {
@@ -306,10 +437,23 @@ private:
         outQue_.FreeTensor(out);
     }
 
+    // The span filled with NaN (the guard's verdict), written through the output queue.
+    __aicore__ inline void CopyOutNaN(const TileSpan& s) {
+        AscendC::LocalTensor<T> out = outQue_.template AllocTensor<T>();
+        if constexpr (kWidened) {
+            AscendC::Duplicate(out.template ReinterpretCast<uint16_t>(), QuietNaN16<T>::kBits, int32_t(tileElems_));
+        } else {
+            AscendC::Duplicate(out.template ReinterpretCast<uint32_t>(), kF32QuietNaN, int32_t(tileElems_));
+        }
+        outQue_.EnQue(out);
+        CopyOut(s);
+    }
+
     // The tile's inputs from the queues (and an output tile unless the pass only sums), as f32 views.
+    // Inputs not loaded (CopyIn) are not dequeued; their views hold nothing.
     __aicore__ inline RowOperands Operands(TilePass pass) {
-        grad_ = gradQue_.template DeQue<T>();
-        dst_ = dstQue_.template DeQue<T>();
+        if (LoadsGrad()) grad_ = gradQue_.template DeQue<T>();
+        if (LoadsDst()) dst_ = dstQue_.template DeQue<T>();
         if (pass != TilePass::kTerms) out_ = outQue_.template AllocTensor<T>();
         RowOperands ops;
         ops.terms = terms_;
@@ -332,30 +476,31 @@ private:
 
     __aicore__ inline void Widen(const RowOperands& ops, uint32_t n) {
         if constexpr (kWidened) {
-            AscendC::Cast(ops.gradF, grad_, AscendC::RoundMode::CAST_NONE, n);
-            AscendC::Cast(ops.dstF, dst_, AscendC::RoundMode::CAST_NONE, n);
+            if (LoadsGrad()) AscendC::Cast(ops.gradF, grad_, AscendC::RoundMode::CAST_NONE, n);
+            if (LoadsDst()) AscendC::Cast(ops.dstF, dst_, AscendC::RoundMode::CAST_NONE, n);
         }
     }
 
-    __aicore__ inline void Release(const RowOperands&) {
-        gradQue_.FreeTensor(grad_);
-        dstQue_.FreeTensor(dst_);
+    __aicore__ inline void Release() {
+        if (LoadsGrad()) gradQue_.FreeTensor(grad_);
+        if (LoadsDst()) dstQue_.FreeTensor(dst_);
     }
 
     // The results, narrowed once, to the output queue; the inputs go back to theirs.
     __aicore__ inline void Emit(const RowOperands& ops, uint32_t n) {
         if constexpr (kWidened) AscendC::Cast(out_, ops.outF, AscendC::RoundMode::CAST_RINT, n);
         outQue_.EnQue(out_);
-        Release(ops);
+        Release();
     }
 
     AscendC::TPipe pipe_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> gradQue_, dstQue_;
     AscendC::TQue<AscendC::TPosition::VECOUT, 1> outQue_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> widenBuf_, termsBuf_, sumTileBuf_, sumsBuf_, workBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> widenBuf_, termsBuf_, sumTileBuf_, sumsBuf_, checkBuf_, workBuf_;
     AscendC::GlobalTensor<T> gradGm_, dstGm_, outGm_;
     AscendC::LocalTensor<T> grad_, dst_, out_;  // the tile in flight
-    AscendC::LocalTensor<float> terms_, sumTile_, sums_, work_;
+    TileInputs inputs_ = TileInputs::kBoth;     // what it was loaded with
+    AscendC::LocalTensor<float> terms_, sumTile_, sums_, check_, work_;
     RowGradTiling t_{};
     uint64_t firstUnit_ = 0, unitCount_ = 0;
     uint32_t tileElems_ = 0;

@@ -153,6 +153,39 @@ def test_infinities(op):
         assert got[0].isfinite().all() and got[1].isnan().all()
 
 
+def bits(t):
+    return t.view(torch.int16 if t.dtype != torch.float32 else torch.int32)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS.get)
+@pytest.mark.parametrize("shape,axis", [((3, 300000), 1), ((5, 9000, 4), 1)], ids=["rows", "columns"])
+@pytest.mark.parametrize("case", ["dst_inf", "dst_overflows", "diff_dst_inf", "masked"])
+def test_two_pass_log_softmax_guard(dtype, shape, axis, case):
+    """Two-pass log-softmax sums diff_dst alone and checks dst only where a result is not finite (row_grad.h,
+    GuardRow / GuardColumns): a dst that poisons its row late in it (+inf, or 89 whose exp overflows f32) still makes
+    that whole row NaN, in place too, where earlier chunks were already written; an infinite diff_dst or a masked
+    class (dst = -inf) leaves every row as the formula gives it. In columns only the poisoned column turns NaN."""
+    op = "log_softmax_backward"
+    dd, d = inputs(op, shape, axis, dtype, "like")
+    last = [1] + [shape[axis] - 1] + ([2] if len(shape) == 3 else [])  # row 1 (column 2), at the axis' end
+    if case == "dst_inf":
+        d[tuple(last)] = math.inf
+    elif case == "dst_overflows":
+        d[tuple(last)] = 89.0
+    elif case == "diff_dst_inf":
+        dd[tuple(last)] = math.inf
+        d[tuple([1, 7] + last[2:])] = -math.inf
+    else:
+        d[tuple([1, 7] + last[2:])] = -math.inf
+    want = check(op, dd.clone(), d, axis)
+    poisoned = want.isnan().all(axis)
+    assert int(poisoned.sum()) == (1 if case.startswith("dst_") else 0), poisoned.nonzero()
+    if case == "masked":
+        assert want.isfinite().all()
+    got = launch(op, dd, d, axis, out=dd)
+    assert torch.equal(bits(got), bits(want))
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS.get)
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("shape,axis", [((50, 33), 1), ((1, 300001), 1), ((40, 7, 9), 1), ((70000, 3), 0)])
@@ -160,10 +193,7 @@ def test_in_place_into_diff_dst(op, dtype, shape, axis):
     dd, d = inputs(op, shape, axis, dtype, "like")
     want = launch(op, dd, d, axis)
     got = launch(op, dd, d, axis, out=dd)
-    assert got.data_ptr() == dd.data_ptr() and torch.equal(got.view(torch.int16 if dtype != torch.float32 else
-                                                                     torch.int32),
-                                                           want.view(torch.int16 if dtype != torch.float32 else
-                                                                     torch.int32))
+    assert got.data_ptr() == dd.data_ptr() and torch.equal(bits(got), bits(want))
 
 
 def test_matches_aten():
