@@ -17,6 +17,10 @@ constexpr uint64_t kMinOnePassWidth = 32;
 // inner is small (docs/row_reductions.md, "Column chunks")
 constexpr uint64_t kMinColumnBytes = 256;
 
+// a two-pass row's buffers of one f32 per 64-lane repeat of a chunk: ReduceSum's work buffer, and the two of the check
+// of its results (row_grad.h, LongRow)
+constexpr uint64_t kLongRowWorkBuffers = 3;
+
 uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
 uint64_t CeilDiv(uint64_t x, uint64_t m) { return (x + m - 1) / m; }
 
@@ -67,12 +71,13 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
         t.workElems = uint32_t(work);
         return;
     }
-    // chunk c (a multiple of 64): c * perElem + 16 * 4 (the chunk's sum and the row's) + 16 * 4 (the check of its
-    // results) + (c / 64 + 8) * 4 <= ub
-    const uint64_t fixedTwo = (2 * kF32PerBlock + kLongRowCheckElems + kF32PerBlock) * kF32;
+    // chunk c (a multiple of 64): c * perElem + 16 * 4 (the chunk's sum and the row's) + 3 * (c / 64 + 8) * 4 (ReduceSum's
+    // work buffer, and the check of the results: its repeat sums and their running sums, row_grad.h) <= ub
+    const uint64_t fixedTwo = (2 * kF32PerBlock + kLongRowWorkBuffers * kF32PerBlock) * kF32;
     const uint64_t chunk = soc.ubBytes > fixedTwo
-                               ? (soc.ubBytes - fixedTwo) * kWholeReduceLanes / (perElem * kWholeReduceLanes + kF32) /
-                                     kChunkGranule * kChunkGranule
+                               ? (soc.ubBytes - fixedTwo) * kWholeReduceLanes /
+                                     (perElem * kWholeReduceLanes + kLongRowWorkBuffers * kF32) / kChunkGranule *
+                                     kChunkGranule
                                : 0;
     if (chunk == 0) NoFit(soc, "one 64-element chunk of a row");
     t.twoPass = 1;
@@ -128,7 +133,7 @@ void PlanColumns(RowGradTiling& t, const SocResources& soc) {
 }  // namespace
 
 uint64_t RowUbBytesUsed(const RowGradTiling& t) {
-    const uint64_t checkElems = t.twoPass && t.inner == 1 ? kLongRowCheckElems : 0;
+    const uint64_t checkElems = t.twoPass && t.inner == 1 ? 2 * uint64_t(t.workElems) : 0;
     return uint64_t(RowTileElems(t)) * BytesPerTileElem(DtypeKey(t.dtype)) +
            (uint64_t(t.sumTileElems) + t.sumElems + t.workElems + checkElems) * kF32;
 }

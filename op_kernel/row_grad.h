@@ -110,7 +110,7 @@ public:
         }
         pipe_.InitBuffer(sumsBuf_, t.sumElems * sizeof(float));
         if (t.twoPass && t.inner == 1) {  // the tiling reserves it for every two-pass row; lean functors use it
-            pipe_.InitBuffer(checkBuf_, kLongRowCheckElems * sizeof(float));
+            pipe_.InitBuffer(checkBuf_, 2 * t.workElems * sizeof(float));
             check_ = checkBuf_.template Get<float>();
         }
         pipe_.InitBuffer(workBuf_, t.workElems * sizeof(float));
@@ -151,8 +151,7 @@ private:
     // inner == 1, two passes: the row's chunks are summed (ReduceSum into sums_[0], each added in order to the row's
     // sum in the next 32-byte block by a one-element vector Add), then computed with the row's sum as a scalar. The
     // kernel waits for the scalar unit once per row; ReduceSum itself syncs V -> S -> V inside on A2/A3.
-    // A lean functor's second pass also sums the results (chunk by chunk in check_, into its second block): finite,
-    // they are final. check_ is a buffer of its own, as the scalar unit reads sums_ while the vector unit writes it.
+    // A lean functor's second pass also sums the results (AddToCheck): finite, they are final.
     __aicore__ inline void LongRow(uint64_t row) {
         const uint64_t base = row * t_.rowLength;
         const AscendC::LocalTensor<float> rowSum = sums_[kF32PerBlock];
@@ -167,7 +166,7 @@ private:
             Release();
         }
         ScalarsReady();
-        if constexpr (!Functor::kSumReadsDst) AscendC::Duplicate(check_[kF32PerBlock], 0.0f, int32_t(kF32PerBlock));
+        if constexpr (!Functor::kSumReadsDst) AscendC::Duplicate(check_[t_.workElems], 0.0f, int32_t(t_.workElems));
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
             const TileSpan span = ChunkSpan(base, c);
             CopyIn(span, TileInputs::kBoth);
@@ -175,16 +174,14 @@ private:
             UseScalarSums(ops, rowSum, 1);
             Widen(ops, t_.sliceStride);
             Functor::Finish(ops, t_.sliceStride);
-            if constexpr (!Functor::kSumReadsDst) {
-                AscendC::ReduceSum<float>(check_, ops.outF, work_, int32_t(span.length));
-                AscendC::Add(check_[kF32PerBlock], check_[kF32PerBlock], check_, 1);
-            }
+            if constexpr (!Functor::kSumReadsDst) AddToCheck(ops.outF, span.length);
             Emit(ops, t_.sliceStride);
             CopyOut(span);
         }
         if constexpr (!Functor::kSumReadsDst) {
+            AscendC::ReduceSum<float>(check_, check_[t_.workElems], work_, int32_t(t_.workElems));
             ScalarsReady();
-            if (!IsFinite(check_, kF32PerBlock)) GuardRow(base);
+            if (!IsFinite(check_, 0)) GuardRow(base);
         }
     }
 
@@ -192,7 +189,7 @@ private:
     // dst poisons the row) is summed now, from dst alone (diff_dst may hold results already: in place), and a NaN
     // sum rewrites the whole row as NaN. The other results stand: they are what the row's sum gave.
     __aicore__ inline void GuardRow(uint64_t base) {
-        const AscendC::LocalTensor<float> guard = check_[kF32PerBlock];
+        const AscendC::LocalTensor<float> guard = check_[t_.workElems];
         AscendC::Duplicate(guard, 0.0f, int32_t(kF32PerBlock));
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
             const TileSpan span = ChunkSpan(base, c);
@@ -207,6 +204,22 @@ private:
         ScalarsReady();
         if (!IsNan(guard, 0)) return;
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) CopyOutNaN(ChunkSpan(base, c));
+    }
+
+    // The running check of a long row, check_[workElems, 2 * workElems), += the sums of `length` results' 64-lane
+    // repeats (WholeReduceSum into check_[0, ...), then one vector Add): unlike ReduceSum, WholeReduceSum does not
+    // wait for the scalar unit inside, and the check only asks whether the sum is finite, whatever its order.
+    __aicore__ inline void AddToCheck(const AscendC::LocalTensor<float>& results, uint32_t length) {
+        const uint32_t full = length / kWholeReduceLanes, tail = length % kWholeReduceLanes;
+        for (uint32_t r = 0; r < full; r += kMaxRepeatTimes) {
+            const uint32_t repeats = full - r < kMaxRepeatTimes ? full - r : kMaxRepeatTimes;
+            AscendC::WholeReduceSum<float>(check_[r], results[r * kWholeReduceLanes], int32_t(kWholeReduceLanes),
+                                           int32_t(repeats), 1, 1, 8);
+        }
+        if (tail > 0)
+            AscendC::WholeReduceSum<float>(check_[full], results[full * kWholeReduceLanes], int32_t(tail), 1, 1, 1, 8);
+        const AscendC::LocalTensor<float> acc = check_[t_.workElems];
+        AscendC::Add(acc, acc, check_, int32_t(full + (tail > 0 ? 1 : 0)));
     }
 
     // Chunk c of the long row at `base`.

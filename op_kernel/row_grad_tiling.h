@@ -22,8 +22,6 @@ constexpr uint32_t kWholeReduceLanes = 64;     // f32 lanes of one WholeReduceSu
 constexpr uint32_t kMaxRepeatTimes = 255;      // repeatTime of one Level-0 instruction
 constexpr uint32_t kMaxDmaBlocks = 4095;       // blockCount of one DataCopyPad
 constexpr uint32_t kF32PerBlock = 8;           // f32 elements of one 32-byte block: the sums buffers' unit
-// a two-pass row's check of its results (row_grad.h, LongRow), a buffer of its own: the chunk's sum and the row's
-constexpr uint32_t kLongRowCheckElems = 2 * kF32PerBlock;
 
 struct RowGradTiling {
     uint64_t outer;
