@@ -109,7 +109,7 @@ public:
             sumTile_ = sumTileBuf_.template Get<float>();
         }
         pipe_.InitBuffer(sumsBuf_, t.sumElems * sizeof(float));
-        if (t.twoPass && t.inner == 1) {  // the tiling reserves it for every two-pass row; lean functors use it
+        if (t.twoPass && t.inner == 1) {  // the tiling carves it for every two-pass row; lean functors use it
             pipe_.InitBuffer(checkBuf_, 2 * t.workElems * sizeof(float));
             check_ = checkBuf_.template Get<float>();
         }
