@@ -4,11 +4,11 @@
 // for rows of up to 64 lanes, ReduceSum for longer ones, a tree of vector Adds across the slices when inner > 1),
 // broadcasts the sums over the tile (Brcb for short rows in a tile the tiling gave a sum tile; the others take
 // theirs as scalars, CombineSum) and the functor computes the results (Finish). Rows too long for UB take two passes:
-// the chunks' sums first, then the results chunk by chunk, with the row's sum as a scalar. A functor whose sum reads
-// diff_dst alone (kSumReadsDst false) checks dst in its Guard instead: two-pass rows then load dst in their second
-// pass only, sum the results as they go, and run the guard only where that sum is not finite (GuardRow,
-// GuardColumns). Everything is computed in
-// f32: f16/bf16 tiles are widened exactly (CAST_NONE) and the results narrowed once (CAST_RINT); saturation is off.
+// the chunks' sums first, then the results chunk by chunk, with the row's sum as a scalar. A lean functor (its sum
+// reads diff_dst alone, kSumReadsDst false; dst poisons a row only through its Guard) loads dst in the second pass
+// only, sums the results as it goes, and runs the guard only where that sum is not finite (GuardRow, GuardColumns).
+// Everything is computed in f32: f16/bf16 tiles are widened exactly (CAST_NONE) and the results narrowed once
+// (CAST_RINT); saturation is off.
 // Slices are padded to 32 bytes in UB by DataCopyPad; the padding lanes are computed with the rest of a tile and never
 // summed or copied out. Each tile is read before its results are written to the same GM range, so diff_src may be
 // diff_dst itself (in place).
@@ -33,6 +33,7 @@ struct RowOperands {
 
 // The bits the guard paths test and write: f32's exponent field, and a quiet NaN of each storage type.
 constexpr uint32_t kF32ExponentBits = 0x7F800000u;
+constexpr uint32_t kF32MagnitudeBits = 0x7FFFFFFFu;
 constexpr uint32_t kF32QuietNaN = 0x7FC00000u;
 template <typename T>
 struct QuietNaN16;
@@ -82,11 +83,13 @@ enum class TilePass { kTerms, kFinish, kTermsAndFinish };
 // Which inputs a tile is loaded with.
 enum class TileInputs { kBoth, kGrad, kDst };
 
+// What the first of two passes sums (SumLongRow, SumColumnChunk): the functor's summands, or, for a lean functor's
+// row whose results are not all finite, its guard.
+enum class SumOf { kSummands, kGuard };
+
 template <typename T, typename Functor>
 class RowGradKernel {
     static constexpr bool kWidened = sizeof(T) != sizeof(float);
-    // what the first of two passes loads: both inputs where the functor's summands read dst
-    static constexpr TileInputs kSumInputs = Functor::kSumReadsDst ? TileInputs::kBoth : TileInputs::kGrad;
 
 public:
     __aicore__ inline RowGradKernel() {}
@@ -155,16 +158,7 @@ private:
     __aicore__ inline void LongRow(uint64_t row) {
         const uint64_t base = row * t_.rowLength;
         const AscendC::LocalTensor<float> rowSum = sums_[kF32PerBlock];
-        AscendC::Duplicate(rowSum, 0.0f, int32_t(kF32PerBlock));
-        for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
-            const TileSpan span = ChunkSpan(base, c);
-            CopyIn(span, kSumInputs);
-            RowOperands ops = Operands(TilePass::kTerms);
-            Widen(ops, t_.sliceStride);
-            AscendC::ReduceSum<float>(sums_, Summands(ops, t_.sliceStride), work_, int32_t(span.length));
-            AscendC::Add(rowSum, rowSum, sums_, 1);
-            Release();
-        }
+        SumLongRow(base, SumOf::kSummands, sums_, rowSum);
         ScalarsReady();
         if constexpr (!Functor::kSumReadsDst) AscendC::Duplicate(check_[t_.workElems], 0.0f, int32_t(t_.workElems));
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
@@ -190,19 +184,10 @@ private:
     // sum rewrites the whole row as NaN. The other results stand: they are what the row's sum gave.
     __aicore__ inline void GuardRow(uint64_t base) {
         const AscendC::LocalTensor<float> guard = check_[t_.workElems];
-        AscendC::Duplicate(guard, 0.0f, int32_t(kF32PerBlock));
-        for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
-            const TileSpan span = ChunkSpan(base, c);
-            CopyIn(span, TileInputs::kDst);
-            RowOperands ops = Operands(TilePass::kTerms);
-            Widen(ops, t_.sliceStride);
-            Functor::Guard(ops, t_.sliceStride);
-            AscendC::ReduceSum<float>(check_, terms_, work_, int32_t(span.length));
-            AscendC::Add(guard, guard, check_, 1);
-            Release();
-        }
+        SumLongRow(base, SumOf::kGuard, check_, guard);
         ScalarsReady();
         if (!IsNan(guard, 0)) return;
+        AscendC::PipeBarrier<PIPE_MTE3>();  // the rewrite lands after the results it replaces (same GM, one pipe)
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) CopyOutNaN(ChunkSpan(base, c));
     }
 
@@ -222,6 +207,22 @@ private:
         AscendC::Add(acc, acc, check_, int32_t(full + (tail > 0 ? 1 : 0)));
     }
 
+    // acc[0] = the sum over the long row at `base` of `what` (SumInputs), chunk by chunk: each chunk's ReduceSum into
+    // chunkSum[0], added in order by a one-element vector Add (acc is a 32-byte block, zeroed first).
+    __aicore__ inline void SumLongRow(uint64_t base, SumOf what, const AscendC::LocalTensor<float>& chunkSum,
+                                      const AscendC::LocalTensor<float>& acc) {
+        AscendC::Duplicate(acc, 0.0f, int32_t(kF32PerBlock));
+        for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
+            const TileSpan span = ChunkSpan(base, c);
+            CopyIn(span, SumInputs(what));
+            RowOperands ops = Operands(TilePass::kTerms);
+            Widen(ops, t_.sliceStride);
+            AscendC::ReduceSum<float>(chunkSum, Addends(ops, t_.sliceStride, what), work_, int32_t(span.length));
+            AscendC::Add(acc, acc, chunkSum, 1);
+            Release();
+        }
+    }
+
     // Chunk c of the long row at `base`.
     __aicore__ inline TileSpan ChunkSpan(uint64_t base, uint64_t c) {
         return TileSpan{base + c, 1, ChunkLength(c, t_.rowLength, t_.sliceLength), 0};
@@ -235,7 +236,7 @@ private:
         const uint32_t width = ChunkLength(col, t_.inner, t_.sliceLength);
         const uint64_t base = o * t_.rowLength * t_.inner + col;
         if (!t_.twoPass) {
-            const TileSpan span = ColumnSpan(base, 0, uint32_t(t_.rowLength), width);
+            const TileSpan span = ColumnSpan(base, 0, width);
             CopyIn(span, TileInputs::kBoth);
             RowOperands ops = Operands(TilePass::kTermsAndFinish);
             const uint32_t n = span.slices * t_.sliceStride;
@@ -248,22 +249,12 @@ private:
             CopyOut(span);
             return;
         }
-        AscendC::Duplicate(sums_, 0.0f, int32_t(t_.sliceStride));
-        for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
-            const TileSpan span = ColumnSpan(base, r, ChunkLength(r, t_.rowLength, t_.tileSlices), width);
-            CopyIn(span, kSumInputs);
-            RowOperands ops = Operands(TilePass::kTerms);
-            const uint32_t n = span.slices * t_.sliceStride;
-            Widen(ops, n);
-            SliceSumsOf(Summands(ops, n), span.slices);
-            AscendC::Add(sums_, sums_, terms_, int32_t(t_.sliceStride));
-            Release();
-        }
+        SumColumnChunk(base, width, SumOf::kSummands);
         BroadcastSlice(sums_, t_.tileSlices);
         // a lean functor's second pass sums each column's results in sums_, free once broadcast
         if constexpr (!Functor::kSumReadsDst) AscendC::Duplicate(sums_, 0.0f, int32_t(t_.sliceStride));
         for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
-            const TileSpan span = ColumnSpan(base, r, ChunkLength(r, t_.rowLength, t_.tileSlices), width);
+            const TileSpan span = ColumnSpan(base, r, width);
             CopyIn(span, TileInputs::kBoth);
             RowOperands ops = Operands(TilePass::kFinish);
             const uint32_t n = span.slices * t_.sliceStride;
@@ -283,32 +274,46 @@ private:
         }
     }
 
-    // GuardRow for the columns of a lean two-pass column chunk: each column whose guard sums to NaN is rewritten as
-    // NaN over the whole axis, one element per slice.
+    // GuardRow for the columns of a lean two-pass column chunk: each run of adjacent columns whose guard sums to NaN
+    // is rewritten as NaN over the whole axis (all of them: one more write pass over the chunk).
     __aicore__ inline void GuardColumns(uint64_t base, uint32_t width) {
-        AscendC::Duplicate(sums_, 0.0f, int32_t(t_.sliceStride));
-        for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
-            const TileSpan span = ColumnSpan(base, r, ChunkLength(r, t_.rowLength, t_.tileSlices), width);
-            CopyIn(span, TileInputs::kDst);
-            RowOperands ops = Operands(TilePass::kTerms);
-            const uint32_t n = span.slices * t_.sliceStride;
-            Widen(ops, n);
-            Functor::Guard(ops, n);
-            SliceSums(span.slices);
-            AscendC::Add(sums_, sums_, terms_, int32_t(t_.sliceStride));
-            Release();
-        }
+        SumColumnChunk(base, width, SumOf::kGuard);
         ScalarsReady();
-        for (uint32_t j = 0; j < width; ++j) {
-            if (!IsNan(sums_, j)) continue;
-            for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices)
-                CopyOutNaN(ColumnSpan(base + j, r, ChunkLength(r, t_.rowLength, t_.tileSlices), 1));
+        bool barrier = false;
+        for (uint32_t j = 0; j < width;) {
+            if (!IsNan(sums_, j)) {
+                ++j;
+                continue;
+            }
+            uint32_t end = j + 1;
+            while (end < width && IsNan(sums_, end)) ++end;
+            if (!barrier) AscendC::PipeBarrier<PIPE_MTE3>();  // as in GuardRow
+            barrier = true;
+            for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) CopyOutNaN(ColumnSpan(base + j, r, end - j));
+            j = end;
         }
     }
 
-    // Slices [r, r + slices) of the column chunk at `base`, `width` columns each, one row of the axis apart in GM.
-    __aicore__ inline TileSpan ColumnSpan(uint64_t base, uint64_t r, uint32_t slices, uint32_t width) {
-        return TileSpan{base + r * t_.inner, slices, width, t_.inner - width};
+    // sums_[0, sliceStride) = per column of the chunk at `base`, the sum of `what` (SumInputs) over its R slices: the
+    // tree of each tile's slices (SliceSumsOf), added in order.
+    __aicore__ inline void SumColumnChunk(uint64_t base, uint32_t width, SumOf what) {
+        AscendC::Duplicate(sums_, 0.0f, int32_t(t_.sliceStride));
+        for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
+            const TileSpan span = ColumnSpan(base, r, width);
+            CopyIn(span, SumInputs(what));
+            RowOperands ops = Operands(TilePass::kTerms);
+            const uint32_t n = span.slices * t_.sliceStride;
+            Widen(ops, n);
+            SliceSumsOf(Addends(ops, n, what), span.slices);
+            AscendC::Add(sums_, sums_, terms_, int32_t(t_.sliceStride));
+            Release();
+        }
+    }
+
+    // The tile of the column chunk at `base` from slice r on (tileSlices slices, fewer at the end of the axis),
+    // `width` columns each, one row of the axis apart in GM.
+    __aicore__ inline TileSpan ColumnSpan(uint64_t base, uint64_t r, uint32_t width) {
+        return TileSpan{base + r * t_.inner, ChunkLength(r, t_.rowLength, t_.tileSlices), width, t_.inner - width};
     }
 
     // sums_[r] = the sum of row r's terms: one WholeReduceSum repeat per row when it fits 64 lanes.
@@ -359,9 +364,13 @@ private:
         }
     }
 
-    // SliceSums of src's slices, src left as it is: the tree's first level reads src (the same additions in the same
-    // order), the middle slice of an odd count copied (x * 1 is exact).
+    // SliceSums of src's slices (in place when src is terms_), src otherwise left as it is: the tree's first level
+    // reads src (the same additions in the same order), the middle slice of an odd count copied (x * 1 is exact).
     __aicore__ inline void SliceSumsOf(const AscendC::LocalTensor<float>& src, uint32_t slices) {
+        if (src.GetPhyAddr() == terms_.GetPhyAddr()) {
+            SliceSums(slices);
+            return;
+        }
         const uint32_t half = slices / 2, rest = slices - half;
         if (half > 0) AscendC::Add(terms_, src, src[rest * t_.sliceStride], int32_t(half * t_.sliceStride));
         if (rest > half)
@@ -369,14 +378,22 @@ private:
         SliceSums(rest);
     }
 
-    // The summands of a first-pass tile: the functor's terms, or diff_dst itself where the sum reads nothing else.
-    __aicore__ inline AscendC::LocalTensor<float> Summands(const RowOperands& ops, uint32_t n) {
+    // What a tile loaded for `what` adds up: the functor's terms, or diff_dst itself where the sum reads nothing else
+    // (lean functors), or the lean functor's guard.
+    __aicore__ inline AscendC::LocalTensor<float> Addends(const RowOperands& ops, uint32_t n, SumOf what) {
         if constexpr (Functor::kSumReadsDst) {
             Functor::Terms(ops, n);
             return terms_;
         } else {
-            return ops.gradF;
+            if (what == SumOf::kSummands) return ops.gradF;
+            Functor::Guard(ops, n);
+            return terms_;
         }
+    }
+
+    __aicore__ inline TileInputs SumInputs(SumOf what) const {
+        if (what == SumOf::kGuard) return TileInputs::kDst;
+        return Functor::kSumReadsDst ? TileInputs::kBoth : TileInputs::kGrad;
     }
 
     // What the scalar unit reads of f32 element i of `v` (after ScalarsReady), by its bits.
@@ -384,7 +401,7 @@ private:
         return (v.ReinterpretCast<uint32_t>().GetValue(i) & kF32ExponentBits) != kF32ExponentBits;
     }
     __aicore__ inline bool IsNan(const AscendC::LocalTensor<float>& v, uint32_t i) {
-        return (v.ReinterpretCast<uint32_t>().GetValue(i) & 0x7FFFFFFFu) > kF32ExponentBits;
+        return (v.ReinterpretCast<uint32_t>().GetValue(i) & kF32MagnitudeBits) > kF32ExponentBits;
     }
 
     // sumTile_ = `slice` (sliceStride elements) repeated `slices` times, by doubling copies (x * 1 is exact).
@@ -453,17 +470,18 @@ private:
     // The span filled with NaN (the guard's verdict), written through the output queue.
     __aicore__ inline void CopyOutNaN(const TileSpan& s) {
         AscendC::LocalTensor<T> out = outQue_.template AllocTensor<T>();
+        const int32_t n = int32_t(s.slices * t_.sliceStride);
         if constexpr (kWidened) {
-            AscendC::Duplicate(out.template ReinterpretCast<uint16_t>(), QuietNaN16<T>::kBits, int32_t(tileElems_));
+            AscendC::Duplicate(out.template ReinterpretCast<uint16_t>(), QuietNaN16<T>::kBits, n);
         } else {
-            AscendC::Duplicate(out.template ReinterpretCast<uint32_t>(), kF32QuietNaN, int32_t(tileElems_));
+            AscendC::Duplicate(out.template ReinterpretCast<uint32_t>(), kF32QuietNaN, n);
         }
         outQue_.EnQue(out);
         CopyOut(s);
     }
 
     // The tile's inputs from the queues (and an output tile unless the pass only sums), as f32 views.
-    // Inputs not loaded (CopyIn) are not dequeued; their views hold nothing.
+    // Inputs not loaded (CopyIn) are not dequeued; their views are stale and must not be read.
     __aicore__ inline RowOperands Operands(TilePass pass) {
         if (LoadsGrad()) grad_ = gradQue_.template DeQue<T>();
         if (LoadsDst()) dst_ = dstQue_.template DeQue<T>();

@@ -187,6 +187,39 @@ def test_two_pass_log_softmax_guard(dtype, shape, axis, case):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS.get)
+def test_two_pass_log_softmax_guard_placement(dtype):
+    """The guard where it is easy to get wrong: a poisoned row that is not the last of its block (rows of 20000, two or
+    three per block), whose neighbours keep their values; columns past the first column chunk (inner = 100: a chunk of
+    64 columns, then one of 36), poisoned in their first slice, two adjacent (one run of the rewrite) and one apart;
+    and a whole outer index of NaN dst. In place throughout."""
+    op = "log_softmax_backward"
+    cases = [((100, 20000), 1, [(0, 5)]),
+             ((5, 9000, 100), 1, [(1, 0, 70), (1, 0, 71), (1, 4000, 90)]),
+             ((3, 9000, 100), 1, None)]
+    for shape, axis, poison in cases:
+        dd, d = inputs(op, shape, axis, dtype, "like")
+        if poison is None:
+            d[1] = math.nan
+        else:
+            for idx in poison:
+                d[idx] = math.inf
+        want = check(op, dd.clone(), d, axis)
+        assert int(want.isnan().all(axis).sum()) == (len(poison) if poison else shape[2])
+        got = launch(op, dd, d, axis, out=dd)
+        assert torch.equal(bits(got), bits(want))
+
+
+@pytest.mark.parametrize("shape,axis", [((3, 300000), 1), ((5, 9000, 4), 1)], ids=["rows", "columns"])
+def test_two_pass_log_softmax_keeps_negative_zeros(shape, axis):
+    """diff_dst of -0 everywhere: the row's sum is +0 (it starts from +0), so every result is -0 - exp(dst)*0 = -0,
+    as when the first pass added 0*exp(dst) into the sum."""
+    op = "log_softmax_backward"
+    _, d = inputs(op, shape, axis, torch.float32, "like")
+    got = launch(op, torch.full(shape, -0.0), d, axis)
+    assert (got == 0).all() and got.signbit().all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS.get)
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("shape,axis", [((50, 33), 1), ((1, 300001), 1), ((40, 7, 9), 1), ((70000, 3), 0)])
 def test_in_place_into_diff_dst(op, dtype, shape, axis):
@@ -206,6 +239,15 @@ def test_matches_aten():
         y = torch.log_softmax(x, axis)
         torch.testing.assert_close(launch("log_softmax_backward", g, y, axis),
                                    torch.ops.aten._log_softmax_backward_data(g, y, axis, torch.float32))
+
+
+def test_out_never_shares_dst():
+    """In place means into diff_dst: an out that is dst as well is refused (a two-pass log-softmax row may read dst
+    after writing its results), in place or not."""
+    x = torch.rand(4, 6)
+    for dd in (x, torch.rand(4, 6)):
+        with pytest.raises(RuntimeError, match="out shares memory with dst"):
+            _C.launch_rows("ActgradLogSoftmaxBackward", dd, x, x, 4, 6, 1, SOC)
 
 
 def test_bad_sizes():

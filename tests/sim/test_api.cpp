@@ -1193,13 +1193,13 @@ TEST(Sync_flags_and_barrier_make_tbuf_copies_visible) {
         AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(3);
         AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(3);
         AscendC::DataCopy(go, u, 64);
-        AscendC::PipeBarrier<AscendC::PIPE_ALL>();
+        AscendC::PipeBarrier<PIPE_ALL>();
         AscendC::DataCopy(t, gi, 64);
-        AscendC::PipeBarrier<AscendC::PIPE_ALL>();
+        AscendC::PipeBarrier<PIPE_ALL>();
         AscendC::Adds(u, t, 1.0f, 64);
-        AscendC::PipeBarrier<AscendC::PIPE_V>();
+        AscendC::PipeBarrier<PIPE_V>();
         AscendC::Adds(u, u, 1.0f, 64);
-        AscendC::PipeBarrier<AscendC::PIPE_ALL>();
+        AscendC::PipeBarrier<PIPE_ALL>();
         AscendC::DataCopy(go[32], u[32], 32);
         AscendC::SetFlag<AscendC::HardEvent::MTE3_MTE2>(2);  // refill u only after the copy-out read it
         AscendC::WaitFlag<AscendC::HardEvent::MTE3_MTE2>(2);

@@ -442,7 +442,7 @@ TEST(Scalar_read_of_vector_results_without_V_S_sync) {
     EXPECT_SIM_ERROR(ErrorKind::MissingSync, "V -> S synchronisation", Run("v_s_each_write", 1, [&] {
         CalcTile c;
         AscendC::Duplicate(c.t, 3.0f, 64);
-        AscendC::PipeBarrier<AscendC::PIPE_ALL>();
+        AscendC::PipeBarrier<PIPE_ALL>();
         barrier = c.t.GetValue(63);
         AscendC::Muls(c.t, c.t, 2.0f, 64);
         barrier += c.t.GetValue(0);

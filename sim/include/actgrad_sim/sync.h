@@ -2,9 +2,10 @@
 #pragma once
 #include "pipe.h"
 
-namespace AscendC {
-
+// The pipes, at global scope as the vendor compiler declares them (kernels write PipeBarrier<PIPE_MTE3>()).
 enum pipe_t { PIPE_S = 1, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL = 10 };
+
+namespace AscendC {
 
 enum class SaturationMode : uint8_t { FLOAT = 0, CAST, INT };
 
