@@ -5,7 +5,10 @@
 //   logsigmoid'(x) = sigmoid(-x) = B/t,
 // with no 1 - sigmoid cancellation, and the f32 value (a subnormal, not 0) where exp underflows. The dst forms of
 // SigmoidBackward and TanhBackward are the polynomials d*(1-d) and (1-d)*(1+d) (1-d is exact near d = 1, so 1 - d*d's
-// cancellation is avoided). The result is grad * derivative, one f32 product.
+// cancellation is avoided). From a 16-bit d the tanh form is 1 - d*d: d has at most 11 significant bits, so d*d is
+// exact in f32 (or, where it underflows, far under half an ulp of 1) and 1 - d*d is the exact value rounded once, with
+// one vector instruction fewer; the sigmoid form stays d*(1-d), as d - d*d would be inf - inf = NaN for d = +inf where
+// d*(1-d) gives the limit -inf. The result is grad * derivative, one f32 product.
 //
 // The high-level Sigmoid/Tanh APIs are not used: their accuracy on A2/A3 is undocumented (the vendor's gate is 1e-4
 // relative, ascendc-api.md), a derivative formed from their value (s*(1-s), 1 - tanh^2) loses its low bits where the
@@ -37,15 +40,7 @@ struct SigmoidFamilyGrad {
         const AscendC::LocalTensor<float>& x = t.savedF;  // consumed by the SiLU form
         const AscendC::LocalTensor<float>& derivative = t.outF;
         if (form == SigmoidFamilyForm::kSigmoidOfDst || form == SigmoidFamilyForm::kTanhOfDst) {
-            const AscendC::LocalTensor<float>& oneMinus = s.tmp[0];
-            AscendC::Muls(oneMinus, x, -1.0f, m);
-            AscendC::Adds(oneMinus, oneMinus, 1.0f, m);
-            if (form == SigmoidFamilyForm::kSigmoidOfDst) {
-                AscendC::Mul(derivative, x, oneMinus, m);
-            } else {
-                AscendC::Adds(s.tmp[1], x, 1.0f, m);
-                AscendC::Mul(derivative, oneMinus, s.tmp[1], m);
-            }
+            DstPolynomial<T>(form, x, s, derivative, m);
         } else {
             ExpOfNegAbs(x, params[1], s, lanes);
             DerivativeFromExp(form, x, params[2], s, derivative, lanes);
@@ -57,6 +52,30 @@ struct SigmoidFamilyGrad {
     }
 
 private:
+    // derivative = d*(1-d) (sigmoid) or (1-d)*(1+d) (tanh) of d = x (see the top of the file)
+    template <typename T>
+    __aicore__ inline static void DstPolynomial(SigmoidFamilyForm form, const AscendC::LocalTensor<float>& x,
+                                                const Scratch& s, const AscendC::LocalTensor<float>& derivative,
+                                                int32_t m) {
+        const bool sigmoid = form == SigmoidFamilyForm::kSigmoidOfDst;
+        if (kIsWidened<T> && !sigmoid) {  // 1 - d*d
+            const AscendC::LocalTensor<float>& negSquare = s.tmp[0];
+            AscendC::Mul(negSquare, x, x, m);
+            AscendC::Muls(negSquare, negSquare, -1.0f, m);
+            AscendC::Adds(derivative, negSquare, 1.0f, m);
+            return;
+        }
+        const AscendC::LocalTensor<float>& oneMinus = s.tmp[0];
+        AscendC::Muls(oneMinus, x, -1.0f, m);
+        AscendC::Adds(oneMinus, oneMinus, 1.0f, m);
+        if (sigmoid) {
+            AscendC::Mul(derivative, x, oneMinus, m);
+        } else {
+            AscendC::Adds(s.tmp[1], x, 1.0f, m);
+            AscendC::Mul(derivative, oneMinus, s.tmp[1], m);
+        }
+    }
+
     // s.tmp[1] = e = exp(-k|x|), s.tmp[0] = t = 1 + e
     __aicore__ inline static void ExpOfNegAbs(const AscendC::LocalTensor<float>& x, float k, const Scratch& s,
                                               uint32_t lanes) {
