@@ -295,7 +295,7 @@ private:
     }
 
     // sums_[0, sliceStride) = per column of the chunk at `base`, the sum of `what` (SumInputs) over its R slices: the
-    // tree of each tile's slices (SliceSumsOf), added in order.
+    // tree of each tile's slices, added in order.
     __aicore__ inline void SumColumnChunk(uint64_t base, uint32_t width, SumOf what) {
         AscendC::Duplicate(sums_, 0.0f, int32_t(t_.sliceStride));
         for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
@@ -304,7 +304,12 @@ private:
             RowOperands ops = Operands(TilePass::kTerms);
             const uint32_t n = span.slices * t_.sliceStride;
             Widen(ops, n);
-            SliceSumsOf(Addends(ops, n, what), span.slices);
+            const AscendC::LocalTensor<float> addends = Addends(ops, n, what);
+            if (AddendsInTerms(what)) {
+                SliceSums(span.slices);
+            } else {
+                SliceSumsOf(addends, span.slices);
+            }
             AscendC::Add(sums_, sums_, terms_, int32_t(t_.sliceStride));
             Release();
         }
@@ -364,13 +369,9 @@ private:
         }
     }
 
-    // SliceSums of src's slices (in place when src is terms_), src otherwise left as it is: the tree's first level
-    // reads src (the same additions in the same order), the middle slice of an odd count copied (x * 1 is exact).
+    // SliceSums of the slices of src (not terms_), left as it is: the tree's first level reads src (the same additions
+    // in the same order), the middle slice of an odd count copied (x * 1 is exact).
     __aicore__ inline void SliceSumsOf(const AscendC::LocalTensor<float>& src, uint32_t slices) {
-        if (src.GetPhyAddr() == terms_.GetPhyAddr()) {
-            SliceSums(slices);
-            return;
-        }
         const uint32_t half = slices / 2, rest = slices - half;
         if (half > 0) AscendC::Add(terms_, src, src[rest * t_.sliceStride], int32_t(half * t_.sliceStride));
         if (rest > half)
@@ -389,6 +390,10 @@ private:
             Functor::Guard(ops, n);
             return terms_;
         }
+    }
+
+    __aicore__ inline static bool AddendsInTerms(SumOf what) {
+        return Functor::kSumReadsDst || what == SumOf::kGuard;
     }
 
     __aicore__ inline TileInputs SumInputs(SumOf what) const {

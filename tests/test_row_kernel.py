@@ -189,12 +189,12 @@ def test_two_pass_log_softmax_guard(dtype, shape, axis, case):
 @pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS.get)
 def test_two_pass_log_softmax_guard_placement(dtype):
     """The guard where it is easy to get wrong: a poisoned row that is not the last of its block (rows of 20000, two or
-    three per block), whose neighbours keep their values; columns past the first column chunk (inner = 100: a chunk of
-    64 columns, then one of 36), poisoned in their first slice, two adjacent (one run of the rewrite) and one apart;
-    and a whole outer index of NaN dst. In place throughout."""
+    three per block), whose neighbours keep their values; columns past the first column chunk (inner = 200: chunks of
+    64 columns in float32, of 128 in 16 bits), two adjacent (one run of the rewrite) in their first slice and one apart
+    in the middle; and a whole outer index of NaN dst. In place throughout."""
     op = "log_softmax_backward"
     cases = [((100, 20000), 1, [(0, 5)]),
-             ((5, 9000, 100), 1, [(1, 0, 70), (1, 0, 71), (1, 4000, 90)]),
+             ((2, 9000, 200), 1, [(1, 0, 150), (1, 0, 151), (1, 4000, 190)]),
              ((3, 9000, 100), 1, None)]
     for shape, axis, poison in cases:
         dd, d = inputs(op, shape, axis, dtype, "like")

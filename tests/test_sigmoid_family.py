@@ -208,6 +208,23 @@ def test_dst_forms_hold_4_ulp_in_f32(op):
         assert R.ulp_distance(got, want).max() <= 4, gv
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["f16", "bf16"])
+def test_tanh_dst_16_bit_is_one_minus_d_squared(dtype):
+    """From a 16-bit d the kernel's tanh derivative is 1 - d*d in f32 (d*d exact, the difference rounded once), times
+    the gradient in f32, rounded to the dtype: every d, bit for bit (up to the sign of zero) against that formula in
+    numpy float32. A rounding of 1-d or 1+d on the way, as (1-d)*(1+d) does in f32 for tiny d, would not show in the
+    16-bit results; a wrong formula would."""
+    d = R.all_values(dtype)
+    d32 = d.float().numpy()
+    for gv in (1.0, -2.5, 3.0e-3, 1.7e4, 2.0 ** -20):
+        g = torch.full_like(d, gv)
+        with np.errstate(all="ignore"):
+            want32 = (np.float32(1) - d32 * d32) * g.float().numpy()
+        want = torch.from_numpy(want32).to(dtype)
+        got = _call("tanh_backward", d, g, {"use_dst": True})
+        assert R.same_values(got, want).all(), R.describe_mismatch(got, want, {"d": d, "g": g})
+
+
 def test_silu_near_its_zero_holds_the_absolute_bound_and_8_ulp_outside():
     # every 5th f32 value in [-4, -0.25]: SiLU' crosses 0 at -1.2785; its terms cancel by more than 1.5 from about
     # -3.2 to -0.55

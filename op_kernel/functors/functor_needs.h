@@ -24,7 +24,7 @@ constexpr FunctorNeeds kQuotientGradNeeds{2, 2};
 // The derivative a functor's params[0] selects (the host lowering writes it, the kernel branches on it).
 enum class SigmoidFamilyForm : uint32_t {
     kSigmoidOfDst = 0,   // d*(1-d)
-    kTanhOfDst = 1,      // (1-d)*(1+d)
+    kTanhOfDst = 1,      // (1-d)*(1+d); 1 - d*d from a 16-bit d
     kLogisticOfSrc = 2,  // c*e/(1+e)^2, e = exp(-k|x|): sigmoid' (k 1, c 1), tanh' (k 2, c 4)
     kSilu = 3,           // (A*(1+e) + x*e)/(1+e)^2, A = e (x < 0) or 1
     kLogSigmoid = 4,     // B/(1+e), B = e (x >= 0) or 1

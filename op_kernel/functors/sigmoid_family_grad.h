@@ -5,10 +5,12 @@
 //   logsigmoid'(x) = sigmoid(-x) = B/t,
 // with no 1 - sigmoid cancellation, and the f32 value (a subnormal, not 0) where exp underflows. The dst forms of
 // SigmoidBackward and TanhBackward are the polynomials d*(1-d) and (1-d)*(1+d) (1-d is exact near d = 1, so 1 - d*d's
-// cancellation is avoided). From a 16-bit d the tanh form is 1 - d*d: d has at most 11 significant bits, so d*d is
-// exact in f32 (or, where it underflows, far under half an ulp of 1) and 1 - d*d is the exact value rounded once, with
-// one vector instruction fewer; the sigmoid form stays d*(1-d), as d - d*d would be inf - inf = NaN for d = +inf where
-// d*(1-d) gives the limit -inf. The result is grad * derivative, one f32 product.
+// cancellation is avoided). From a 16-bit d the tanh form is 1 - d*d, one vector instruction fewer: d has 11
+// significant bits (f16) or 8 (bf16), so d*d is exact in f32 (or, where a bf16 d's square underflows, far under half an
+// ulp of 1; where it overflows, both forms give -inf) and 1 - d*d is the exact value rounded once, where (1-d)*(1+d)
+// rounds 1-d and 1+d first for |d| below about 2^-13: the f32 derivatives then differ by an ulp, the 16-bit results
+// not. The sigmoid form stays d*(1-d): d - d*d would be inf - inf = NaN at d = +inf, whose limit is -inf. The result is
+// grad * derivative, one f32 product.
 //
 // The high-level Sigmoid/Tanh APIs are not used: their accuracy on A2/A3 is undocumented (the vendor's gate is 1e-4
 // relative, ascendc-api.md), a derivative formed from their value (s*(1-s), 1 - tanh^2) loses its low bits where the
@@ -52,7 +54,7 @@ struct SigmoidFamilyGrad {
     }
 
 private:
-    // derivative = d*(1-d) (sigmoid) or (1-d)*(1+d) (tanh) of d = x (see the top of the file)
+    // derivative = d*(1-d) (sigmoid) or (1-d)*(1+d) (tanh, as 1 - d*d from a 16-bit d) of d = x (see the top)
     template <typename T>
     __aicore__ inline static void DstPolynomial(SigmoidFamilyForm form, const AscendC::LocalTensor<float>& x,
                                                 const Scratch& s, const AscendC::LocalTensor<float>& derivative,

@@ -411,7 +411,8 @@ SIGMOID_FAMILY: tuple[OpSpec, ...] = (
         cann_builtin="aclnnTanhBackward",
         divergences="The dst form is oneDNN's factored (1-d)*(1+d) (PyTorch: 1 - d*d, which loses the low bits near "
                     "|d| = 1 in f32; from f16/bf16 d, whose square is exact in f32, the kernel computes 1 - d*d, the "
-                    "same value rounded once, with one vector instruction fewer). The src form evaluates 1 - tanh(s)^2 as 4e/(1+e)^2, e = exp(-2|s|), without "
+                    "exact value rounded once, with one vector instruction fewer: the 16-bit results are those of "
+                    "(1-d)*(1+d)). The src form evaluates 1 - tanh(s)^2 as 4e/(1+e)^2, e = exp(-2|s|), without "
                     "cancellation, and far-out s give the f32 value. NaN gives NaN. An infinite diff_dst where the "
                     "f32 derivative is exactly 0 (d = +-1, |s| > 52, s = +-inf) gives 0 (oneDNN, PyTorch: NaN). The dst "
                     "form takes any d; its f32 product overflows for |d| > 1.8e19, which no tanh output reaches.",
