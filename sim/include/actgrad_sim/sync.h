@@ -2,7 +2,8 @@
 #pragma once
 #include "pipe.h"
 
-// The pipes, at global scope as the vendor compiler declares them (kernels write PipeBarrier<PIPE_MTE3>()).
+// The pipes, at global scope where the vendor compiler declares them (kernels write PipeBarrier<PIPE_MTE3>());
+// the values are the twin's own.
 enum pipe_t { PIPE_S = 1, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL = 10 };
 
 namespace AscendC {
