@@ -59,11 +59,9 @@ py::object Launch(const std::string& opType, const at::Tensor& in0, const at::Te
 
 py::object LaunchRows(const std::string& opType, const at::Tensor& in0, const at::Tensor& in1, const at::Tensor& out,
                       int64_t outer, int64_t rows, int64_t inner, const std::string& soc, int64_t threads, bool stats) {
-    // a tile is read before its results are written: out may be the gradient (in0, diff_dst) itself, nothing else it
-    // overlaps (the launch requires contiguous tensors of one size, so the same start is the same elements); dst
-    // (in1) never, in place or not: a two-pass log-softmax row may read it after writing its results
-    const bool inPlace = out.data_ptr() == in0.data_ptr() && out.numel() == in0.numel();
-    CheckOutAliases("actgrad twin launch_rows (" + opType + ")", opType, inPlace ? at::empty({0}) : in0, in1, out);
+    // as Launch: out may be the gradient (diff_dst) itself and share nothing else; never dst, which a two-pass
+    // log-softmax row may read after writing its results
+    CheckOutAliases("actgrad twin launch_rows (" + opType + ")", opType, in0, in1, out);
     actgrad_sim::LaunchStats launchStats;
     {
         py::gil_scoped_release release;

@@ -382,16 +382,16 @@ private:
     // What a tile loaded for `what` adds up: the functor's terms, or diff_dst itself where the sum reads nothing else
     // (lean functors), or the lean functor's guard.
     __aicore__ inline AscendC::LocalTensor<float> Addends(const RowOperands& ops, uint32_t n, SumOf what) {
+        if (!AddendsInTerms(what)) return ops.gradF;
         if constexpr (Functor::kSumReadsDst) {
             Functor::Terms(ops, n);
-            return terms_;
         } else {
-            if (what == SumOf::kSummands) return ops.gradF;
             Functor::Guard(ops, n);
-            return terms_;
         }
+        return terms_;
     }
 
+    // Whether Addends writes them into terms_ (else they are diff_dst's own tile).
     __aicore__ inline static bool AddendsInTerms(SumOf what) {
         return Functor::kSumReadsDst || what == SumOf::kGuard;
     }
