@@ -155,14 +155,19 @@ private:
     // sum in the next 32-byte block by a one-element vector Add), then computed with the row's sum as a scalar. The
     // kernel waits for the scalar unit once per row; ReduceSum itself syncs V -> S -> V inside on A2/A3.
     // A lean functor's second pass also sums the results (AddToCheck): finite, they are final.
+    // When the first pass loaded both inputs, the second runs last chunk first: the first pass's last chunk is still
+    // in UB, loaded and widened, and is not read again. A lean functor's second pass runs first chunk first: its dst
+    // comes from GM in one stream (measured on the twin: reversed, it was slower than the one chunk saved).
     __aicore__ inline void LongRow(uint64_t row) {
+        constexpr bool kKeepLast = Functor::kSumReadsDst;
         const uint64_t base = row * t_.rowLength;
         const AscendC::LocalTensor<float> rowSum = sums_[kF32PerBlock];
-        SumLongRow(base, SumOf::kSummands, sums_, rowSum);
+        SumLongRow(base, SumOf::kSummands, sums_, rowSum, kKeepLast);
         ScalarsReady();
         if constexpr (!Functor::kSumReadsDst) AscendC::Duplicate(check_[t_.workElems], 0.0f, int32_t(t_.workElems));
-        for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
-            const TileSpan span = ChunkSpan(base, c);
+        const uint64_t chunks = (t_.rowLength + t_.sliceLength - 1) / t_.sliceLength;
+        for (uint64_t k = 0; k < chunks; ++k) {
+            const TileSpan span = ChunkSpan(base, (kKeepLast ? chunks - 1 - k : k) * t_.sliceLength);
             CopyIn(span, TileInputs::kBoth);
             RowOperands ops = Operands(TilePass::kFinish);
             UseScalarSums(ops, rowSum, 1);
@@ -184,7 +189,7 @@ private:
     // sum rewrites the whole row as NaN. The other results stand: they are what the row's sum gave.
     __aicore__ inline void GuardRow(uint64_t base) {
         const AscendC::LocalTensor<float> guard = check_[t_.workElems];
-        SumLongRow(base, SumOf::kGuard, check_, guard);
+        SumLongRow(base, SumOf::kGuard, check_, guard, false);
         ScalarsReady();
         if (!IsNan(guard, 0)) return;
         AscendC::PipeBarrier<PIPE_MTE3>();  // the rewrite lands after the results it replaces (same GM, one pipe)
@@ -208,9 +213,10 @@ private:
     }
 
     // acc[0] = the sum over the long row at `base` of `what` (SumInputs), chunk by chunk: each chunk's ReduceSum into
-    // chunkSum[0], added in order by a one-element vector Add (acc is a 32-byte block, zeroed first).
+    // chunkSum[0], added in order by a one-element vector Add (acc is a 32-byte block, zeroed first). keepLast: the last
+    // chunk's inputs stay dequeued and widened for the second pass (held; the next CopyIn does not load them again).
     __aicore__ inline void SumLongRow(uint64_t base, SumOf what, const AscendC::LocalTensor<float>& chunkSum,
-                                      const AscendC::LocalTensor<float>& acc) {
+                                      const AscendC::LocalTensor<float>& acc, bool keepLast) {
         AscendC::Duplicate(acc, 0.0f, int32_t(kF32PerBlock));
         for (uint64_t c = 0; c < t_.rowLength; c += t_.sliceLength) {
             const TileSpan span = ChunkSpan(base, c);
@@ -219,9 +225,16 @@ private:
             Widen(ops, t_.sliceStride);
             AscendC::ReduceSum<float>(chunkSum, Addends(ops, t_.sliceStride, what), work_, int32_t(span.length));
             AscendC::Add(acc, acc, chunkSum, 1);
-            Release();
+            if (keepLast && c == LastChunkStart()) {
+                heldGrad_ = LoadsGrad();
+                heldDst_ = LoadsDst();
+            } else {
+                Release();
+            }
         }
     }
+
+    __aicore__ inline uint64_t LastChunkStart() const { return (t_.rowLength - 1) / t_.sliceLength * t_.sliceLength; }
 
     // Chunk c of the long row at `base`.
     __aicore__ inline TileSpan ChunkSpan(uint64_t base, uint64_t c) {
@@ -449,17 +462,20 @@ private:
 
     __aicore__ inline bool LoadsGrad() const { return inputs_ != TileInputs::kDst; }
     __aicore__ inline bool LoadsDst() const { return inputs_ != TileInputs::kGrad; }
+    // what CopyIn reads from GM, Operands dequeues and Widen widens: the inputs not held from the first pass
+    __aicore__ inline bool FetchesGrad() const { return LoadsGrad() && !heldGrad_; }
+    __aicore__ inline bool FetchesDst() const { return LoadsDst() && !heldDst_; }
 
     __aicore__ inline void CopyIn(const TileSpan& s, TileInputs inputs) {
         inputs_ = inputs;
         const AscendC::DataCopyExtParams copy = CopyParams(s, true);
         const AscendC::DataCopyPadExtParams<T> noPad{};
-        if (LoadsGrad()) {
+        if (FetchesGrad()) {
             AscendC::LocalTensor<T> grad = gradQue_.template AllocTensor<T>();
             AscendC::DataCopyPad(grad, gradGm_[s.offset], copy, noPad);
             gradQue_.EnQue(grad);
         }
-        if (LoadsDst()) {
+        if (FetchesDst()) {
             AscendC::LocalTensor<T> dst = dstQue_.template AllocTensor<T>();
             AscendC::DataCopyPad(dst, dstGm_[s.offset], copy, noPad);
             dstQue_.EnQue(dst);
@@ -488,8 +504,8 @@ private:
     // The tile's inputs from the queues (and an output tile unless the pass only sums), as f32 views.
     // Inputs not loaded (CopyIn) are not dequeued; their views are stale and must not be read.
     __aicore__ inline RowOperands Operands(TilePass pass) {
-        if (LoadsGrad()) grad_ = gradQue_.template DeQue<T>();
-        if (LoadsDst()) dst_ = dstQue_.template DeQue<T>();
+        if (FetchesGrad()) grad_ = gradQue_.template DeQue<T>();
+        if (FetchesDst()) dst_ = dstQue_.template DeQue<T>();
         if (pass != TilePass::kTerms) out_ = outQue_.template AllocTensor<T>();
         RowOperands ops;
         ops.terms = terms_;
@@ -512,14 +528,15 @@ private:
 
     __aicore__ inline void Widen(const RowOperands& ops, uint32_t n) {
         if constexpr (kWidened) {
-            if (LoadsGrad()) AscendC::Cast(ops.gradF, grad_, AscendC::RoundMode::CAST_NONE, n);
-            if (LoadsDst()) AscendC::Cast(ops.dstF, dst_, AscendC::RoundMode::CAST_NONE, n);
+            if (FetchesGrad()) AscendC::Cast(ops.gradF, grad_, AscendC::RoundMode::CAST_NONE, n);
+            if (FetchesDst()) AscendC::Cast(ops.dstF, dst_, AscendC::RoundMode::CAST_NONE, n);
         }
     }
 
     __aicore__ inline void Release() {
         if (LoadsGrad()) gradQue_.FreeTensor(grad_);
         if (LoadsDst()) dstQue_.FreeTensor(dst_);
+        heldGrad_ = heldDst_ = false;
     }
 
     // The results, narrowed once, to the output queue; the inputs go back to theirs.
@@ -536,6 +553,7 @@ private:
     AscendC::GlobalTensor<T> gradGm_, dstGm_, outGm_;
     AscendC::LocalTensor<T> grad_, dst_, out_;  // the tile in flight
     TileInputs inputs_ = TileInputs::kBoth;     // what it was loaded with
+    bool heldGrad_ = false, heldDst_ = false;   // inputs of the tile in flight kept from the first pass (SumLongRow)
     AscendC::LocalTensor<float> terms_, sumTile_, sums_, check_, work_;
     RowGradTiling t_{};
     uint64_t firstUnit_ = 0, unitCount_ = 0;

@@ -119,7 +119,8 @@ def test_two_pass_chunks_carry_no_sum_tile():
 def test_the_report_is_what_the_launch_does(op, dtype, shape, axis):
     """The twin's launch runs the report's blocks, carves its UB (high-water mark), and each block reads both inputs
     of its units' elements (once in one pass; in two, softmax both twice, log-softmax diff_dst twice and dst once, its
-    guard not running on these finite inputs) and writes their results once."""
+    guard not running on these finite inputs; softmax keeps a long row's last chunk in UB for the second pass, so
+    that chunk is read once) and writes their results once."""
     t = ag.tiling(op, shape, dtype, axis=axis)
     x = torch.rand(shape).to(dtype)
     stats = ag.launch_stats(op, x, x.clone(), axis)
@@ -130,7 +131,11 @@ def test_the_report_is_what_the_launch_does(op, dtype, shape, axis):
         elems = t.row_length * sum(len(unit_rows(t, u)) for u in units)
         assert launched.gm_bytes_written == elems * size
         reads = (4 if op == "soft_max_backward" else 3) if t.two_pass else 2
-        assert launched.gm_bytes_read == reads * elems * size, (block, launched)
+        kept = 0
+        if t.two_pass and t.inner == 1 and op == "soft_max_backward":  # per row, both inputs of its last chunk
+            last = t.row_length - (t.row_length - 1) // t.slice_length * t.slice_length
+            kept = 2 * last * len(units)
+        assert launched.gm_bytes_read == (reads * elems - kept) * size, (block, launched)
 
 
 @pytest.mark.parametrize("op", ROW_OPS)
