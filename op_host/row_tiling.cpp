@@ -25,8 +25,8 @@ uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
 uint64_t CeilDiv(uint64_t x, uint64_t m) { return (x + m - 1) / m; }
 
 // UB bytes per tile element: three double-buffered queues (diff_dst, dst, diff_src) of the storage type, the f32
-// copies of a widened tile and the summands. A tile that broadcasts its sums (Brcb rows, column chunks) adds kF32
-// per element for them; the others apply each row's sum as a scalar.
+// copies of a widened tile and the summands. A column chunk broadcasts its sums over the tile (kF32 more per element);
+// short rows spread theirs one 32-byte block per row (Brcb), the others apply each row's sum as a scalar.
 uint64_t BytesPerTileElem(DtypeKey dtype) {
     const uint64_t size = DtypeSize(dtype);
     return 3 * 2 * size + (size == kF32 ? 0 : 3 * kF32) + kF32;
@@ -40,11 +40,13 @@ uint64_t ReduceWorkElems(uint64_t count) { return RoundUp(CeilDiv(count, kWholeR
 }
 
 // Whole rows of `stride` elements that fit UB at `perElem` bytes per tile element, with the row sums (one f32 per
-// row, in whole 32-byte blocks) and ReduceSum's work buffer: k * stride * perElem + RoundUp(k, 8) * 4 + work * 4 <=
-// ub, using RoundUp(k, 8) * 4 <= k * 4 + 28.
-uint64_t RowsThatFit(const SocResources& soc, uint64_t stride, uint64_t perElem, uint64_t work) {
-    const uint64_t fixed = work * kF32 + 28;
-    return soc.ubBytes > fixed ? std::min<uint64_t>((soc.ubBytes - fixed) / (stride * perElem + kF32), kMaxDmaBlocks)
+// row, in whole 32-byte blocks), with sumBlocks also each row's sum spread over a 32-byte block (whole groups of 8
+// rows), and ReduceSum's work buffer: k * stride * perElem + RoundUp(k, 8) * (4 + sumBlock) + work * 4 <= ub, using
+// RoundUp(k, 8) * b <= k * b + 7 * b.
+uint64_t RowsThatFit(const SocResources& soc, uint64_t stride, uint64_t perElem, uint64_t work, bool sumBlocks) {
+    const uint64_t perRow = kF32 + (sumBlocks ? kF32PerBlock * kF32 : 0);
+    const uint64_t fixed = work * kF32 + 7 * perRow;
+    return soc.ubBytes > fixed ? std::min<uint64_t>((soc.ubBytes - fixed) / (stride * perElem + perRow), kMaxDmaBlocks)
                                : 0;
 }
 
@@ -54,19 +56,21 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
     const uint64_t perElem = BytesPerTileElem(dtype), unitElems = 32 / DtypeSize(dtype);
     const uint64_t stride = RoundUp(t.rowLength, unitElems);
     const uint64_t work = t.rowLength > kWholeReduceLanes ? ReduceWorkElems(t.rowLength) : kF32PerBlock;
-    const uint64_t rows = RowsThatFit(soc, stride, perElem, work);
+    const uint64_t rows = RowsThatFit(soc, stride, perElem, work, false);
     t.columnChunks = 1;
     if (rows >= 1) {
         t.twoPass = 0;
-        // short rows spread their sums with Brcb over a sum tile, whole groups of 8 rows (8 per repeat), when the
-        // smaller tile that leaves room for it still has more rows than a row has blocks; the others take scalars
-        const uint64_t withSumTile = RowsThatFit(soc, stride, perElem + kF32, work) / 8 * 8;
+        // short rows spread their sums with Brcb, one 32-byte block per row, whole groups of 8 rows (8 per repeat),
+        // when the tile that leaves room for them still has more rows than a row has blocks; the others take scalars
+        const uint64_t withSumTile = RowsThatFit(soc, stride, perElem, work, true) / 8 * 8;
         const bool byBrcb = withSumTile >= 8 && RowSumsByBrcb(uint32_t(stride), uint32_t(withSumTile));
         t.tileSlices = uint32_t(std::min(byBrcb ? withSumTile : rows, largestBlockUnits));
         t.sliceLength = uint32_t(t.rowLength);
         t.sliceStride = uint32_t(stride);
-        // a block with fewer rows than that spreads none: no sum tile then either
-        t.sumTileElems = byBrcb && RowSumsByBrcb(uint32_t(stride), t.tileSlices) ? RowTileElems(t) : 0;
+        // a block with fewer rows than that spreads none: no sum blocks then either
+        t.sumTileElems = byBrcb && RowSumsByBrcb(uint32_t(stride), t.tileSlices)
+                             ? uint32_t(RoundUp(t.tileSlices, kF32PerBlock) * kF32PerBlock)
+                             : 0;
         t.sumElems = uint32_t(RoundUp(t.tileSlices, kF32PerBlock));
         t.workElems = uint32_t(work);
         return;

@@ -2,8 +2,9 @@
 // the [outer, R, inner] view of the tensors (row_grad_tiling.h). Per tile, double-buffered CopyIn / Compute /
 // CopyOut: the functor writes the summands of the whole tile (Terms), the kernel sums them per row (WholeReduceSum
 // for rows of up to 64 lanes, ReduceSum for longer ones, a tree of vector Adds across the slices when inner > 1),
-// broadcasts the sums over the tile (Brcb for short rows in a tile the tiling gave a sum tile; the others take
-// theirs as scalars, CombineSum) and the functor computes the results (Finish). Rows too long for UB take two passes:
+// lays the sums out for Finish (short rows in a tile the tiling gave sum blocks: one 32-byte block per row by Brcb;
+// column chunks: broadcast over the tile; other rows: scalars) and the functor computes the results (Finish, which
+// applies them through CombineSum). Rows too long for UB take two passes:
 // the chunks' sums first, then the results chunk by chunk, with the row's sum as a scalar. A lean functor (its sum
 // reads diff_dst alone, kSumReadsDst false; dst poisons a row only through its Guard) loads dst in the second pass
 // only, sums the results as it goes, and runs the guard only where that sum is not finite (GuardRow, GuardColumns).
@@ -18,17 +19,23 @@
 
 namespace actgrad {
 
+// Where Finish finds each element's row sum.
+enum class SumLayout {
+    kTile,         // sum: broadcast over the tile, element for element
+    kBlockPerRow,  // sum: row r's sum in the 8 lanes of block r (rows of rowStride elements, sumRows of them)
+    kScalars,      // rowSums[r]: row r's sum, ready for the scalar unit (rows of rowStride elements, sumRows of them)
+};
+
 // The f32 views of one tile a row functor works on, whole tiles of n elements.
 struct RowOperands {
     AscendC::LocalTensor<float> gradF, dstF, outF;
     AscendC::LocalTensor<float> terms;  // Terms writes the summands here; Finish may use it as scratch
-    AscendC::LocalTensor<float> sum;    // each element's row sum, broadcast over the tile (unless sumRows > 0)
     bool samePass;  // Terms and Finish see the same tile (one pass): what Terms leaves in outF, Finish may reuse
-    // sumRows > 0: the tile's rows were not broadcast; row r (rowStride elements from r * rowStride) has its sum in
-    // rowSums[r], ready for the scalar unit
-    uint32_t sumRows;
+    SumLayout layout;
+    AscendC::LocalTensor<float> sum;  // kTile, kBlockPerRow
+    uint32_t sumRows;                 // kBlockPerRow, kScalars
     uint32_t rowStride;
-    AscendC::LocalTensor<float> rowSums;
+    AscendC::LocalTensor<float> rowSums;  // kScalars
 };
 
 // The bits the guard paths test and write: f32's exponent field, and a quiet NaN of each storage type.
@@ -49,14 +56,29 @@ struct QuietNaN16<bfloat16_t> {
 // How Finish applies the row sum to an operand.
 enum class SumOp { kSubtract, kMultiply };
 
-// dst = src - sum or src * sum, each element with its row's sum: against the broadcast tile, or row by row with the
-// sum as a scalar (Adds of -sum, Muls), the same f32 operation without the broadcast pass. n is the tile's elements;
-// row by row it is sumRows * rowStride, padding lanes included.
+// dst = src - sum or src * sum, each element with its row's sum, the same f32 operation in every layout: against the
+// broadcast tile; with the rows' sum blocks, one level-0 repeat per row and 8 blocks of it, src1BlkStride 0 reading
+// the row's block for each; or row by row with the sum as a scalar (Adds of -sum, Muls). n is the tile's elements;
+// by rows it is sumRows * rowStride, padding lanes included.
 __aicore__ inline void CombineSum(const RowOperands& t, const AscendC::LocalTensor<float>& dst,
                                   const AscendC::LocalTensor<float>& src, SumOp op, uint32_t n) {
-    if (t.sumRows == 0) {
+    if (t.layout == SumLayout::kTile) {
         if (op == SumOp::kSubtract) AscendC::Sub(dst, src, t.sum, int32_t(n));
         else AscendC::Mul(dst, src, t.sum, int32_t(n));
+        return;
+    }
+    if (t.layout == SumLayout::kBlockPerRow) {
+        const uint32_t blocks = t.rowStride / kF32PerBlock;  // fewer than 29 (RowSumsByBrcb)
+        for (uint32_t g = 0; g < blocks; g += 8) {
+            const uint64_t lanes = uint64_t(blocks - g < 8 ? blocks - g : 8) * kF32PerBlock;
+            const AscendC::BinaryRepeatParams p(1, 1, 0, uint8_t(blocks), uint8_t(blocks), 1);
+            for (uint32_t r = 0; r < t.sumRows; r += kMaxRepeatTimes) {
+                const uint8_t repeats = uint8_t(t.sumRows - r < kMaxRepeatTimes ? t.sumRows - r : kMaxRepeatTimes);
+                const uint32_t at = r * t.rowStride + g * kF32PerBlock;
+                if (op == SumOp::kSubtract) AscendC::Sub(dst[at], src[at], t.sum[r * kF32PerBlock], lanes, repeats, p);
+                else AscendC::Mul(dst[at], src[at], t.sum[r * kF32PerBlock], lanes, repeats, p);
+            }
+        }
         return;
     }
     for (uint32_t r = 0; r < t.sumRows; ++r) {
@@ -349,28 +371,28 @@ private:
         }
     }
 
-    // The row sums as Finish reads them. Short rows, where the tiling gave a sum tile (sumTileElems > 0) and the tile
-    // has more rows than a row has 32-byte blocks: row r of sumTile_ = sums_[r], Brcb spreading 8 sums over one block
-    // of 8 rows per repeat (one call per block of a row), the rows past the last group of 8 one Duplicate each. The
-    // others are not broadcast: Finish applies each row's sum as a scalar (CombineSum).
+    // The row sums as Finish reads them. Short rows, where the tiling gave sum blocks (sumTileElems > 0) and the tile
+    // has more rows than a row has 32-byte blocks: block r of sumTile_ = sums_[r] in its 8 lanes, Brcb spreading 8
+    // sums per repeat, the rows past the last group of 8 one Duplicate each. The others: Finish applies each row's sum
+    // as a scalar. CombineSum applies either.
     __aicore__ inline void SpreadRowSums(RowOperands& ops, uint32_t rows) {
         if (t_.sumTileElems == 0 || !RowSumsByBrcb(t_.sliceStride, rows)) {
             ScalarsReady();
             UseScalarSums(ops, sums_, rows);
             return;
         }
-        const uint32_t blocks = t_.sliceStride / 8;  // 32-byte f32 blocks per row
+        ops.layout = SumLayout::kBlockPerRow;
+        ops.sumRows = rows;
+        ops.rowStride = t_.sliceStride;
         const uint32_t grouped = rows / 8 * 8;
         for (uint32_t g = 0; g < grouped; g += 8 * kMaxRepeatTimes) {
             const uint32_t repeats = (grouped - g) / 8 < kMaxRepeatTimes ? (grouped - g) / 8 : kMaxRepeatTimes;
-            const AscendC::BrcbRepeatParams spread(uint16_t(blocks), uint16_t(8 * blocks));
-            for (uint32_t k = 0; k < blocks; ++k)
-                AscendC::Brcb(sumTile_[g * t_.sliceStride + k * 8], sums_[g], uint8_t(repeats), spread);
+            AscendC::Brcb(sumTile_[g * kF32PerBlock], sums_[g], uint8_t(repeats), AscendC::BrcbRepeatParams(1, 8));
         }
         if (grouped == rows) return;
         ScalarsReady();
         for (uint32_t r = grouped; r < rows; ++r)
-            AscendC::Duplicate(sumTile_[r * t_.sliceStride], sums_.GetValue(r), int32_t(t_.sliceStride));
+            AscendC::Duplicate(sumTile_[r * kF32PerBlock], sums_.GetValue(r), int32_t(kF32PerBlock));
     }
 
     // terms_[0, sliceStride) = the sum of the tile's `slices` slices, pairwise: a tree of whole-slice Adds.
@@ -434,6 +456,7 @@ private:
 
     // Finish applies the sums of the tile's `rows` rows (sliceStride elements each) from `sums` as scalars.
     __aicore__ inline void UseScalarSums(RowOperands& ops, const AscendC::LocalTensor<float>& sums, uint32_t rows) {
+        ops.layout = SumLayout::kScalars;
         ops.sumRows = rows;
         ops.rowStride = t_.sliceStride;
         ops.rowSums = sums;
@@ -509,8 +532,9 @@ private:
         if (pass != TilePass::kTerms) out_ = outQue_.template AllocTensor<T>();
         RowOperands ops;
         ops.terms = terms_;
-        ops.sum = sumTile_;
         ops.samePass = pass == TilePass::kTermsAndFinish;
+        ops.layout = SumLayout::kTile;
+        ops.sum = sumTile_;
         ops.sumRows = 0;
         ops.rowStride = 0;
         if constexpr (kWidened) {

@@ -37,7 +37,8 @@ struct RowGradTiling {
     uint32_t sliceLength;          // elements per slice
     uint32_t sliceStride;          // UB elements between slices: sliceLength padded to 32 bytes of storage
     uint32_t columnChunks;         // inner > 1: column chunks per outer index; 1 otherwise
-    uint32_t sumTileElems;         // f32 elements of the sums broadcast over a tile; 0: row sums applied as scalars
+    uint32_t sumTileElems;         // f32 elements of the broadcast sums: over a tile (column chunks), one 32-byte block
+                                   // per row (short rows, in whole groups of 8 rows); 0: row sums applied as scalars
     uint32_t sumElems;             // f32 elements of the per-slice sums buffer
     uint32_t workElems;            // f32 elements of ReduceSum's work buffer
 };
@@ -49,11 +50,13 @@ __host_aicore__ inline void RowBlockRange(const RowGradTiling& t, uint64_t b, ui
     count = t.unitsPerBlock + (b >= firstExtra ? 1 : 0);
 }
 
-// Whether a one-pass tile of `rows` rows, `sliceStride` elements apart, is worth spreading its row sums over a sum
-// tile with Brcb (one call per 32-byte block of a row, 8 rows per repeat): when a row has fewer blocks than the tile
-// has rows. The tiling gives a sum tile (sumTileElems > 0, whole groups of 8 rows) only where its own, smaller tile
-// still qualifies; the kernel spreads a tile's sums when it has one and the tile qualifies. Otherwise each row's sum is
-// applied as a scalar, one vector instruction per row (row_grad.h, CombineSum).
+// Whether a one-pass tile of `rows` rows, `sliceStride` elements apart, is worth spreading its row sums with Brcb,
+// one 32-byte block per row (8 rows per repeat), which level-0 Sub/Mul then apply to each row (a repeat per row, the
+// block re-read by src1BlkStride 0): when a row has fewer blocks than the tile has rows. The tiling carves the blocks
+// (sumTileElems > 0) only where its own, smaller tile still qualifies; the kernel spreads a tile's sums when it has
+// them and the tile qualifies. Otherwise each row's sum is applied as a scalar, one vector instruction per row
+// (row_grad.h, CombineSum). Such rows have fewer than 29 blocks (rows * blocks * 256 bytes fit UB), so the
+// repeat stride fits its 8 bits.
 __host_aicore__ inline bool RowSumsByBrcb(uint32_t sliceStride, uint32_t rows) { return sliceStride / 8 < rows; }
 
 // f32 elements of one tile (the compute buffers' size).

@@ -103,15 +103,15 @@ def test_bad_arguments():
 def test_one_pass_tile_holds_as_many_rows_as_fit(r, dtype):
     """Rows per tile: the most whose UB fits (28 bytes per tile element, the row sums in 32-byte blocks, ReduceSum's
     work buffer) where the kernel applies the row sums as scalars; where it spreads them with Brcb, i.e. where a row
-    has fewer 32-byte f32 blocks than a tile with a broadcast sum tile (4 bytes more per element) has rows in whole
-    groups of 8, that many."""
+    has fewer 32-byte f32 blocks than a tile with a 32-byte sum block per row has rows in whole groups of 8, that
+    many."""
     t = plan((10 ** 6, r, 1), dtype, SOC)
     stride = math.ceil(r * SIZE[dtype] / 32) * 32 // SIZE[dtype]
     work = math.ceil(math.ceil(r / 64) / 8) * 8 if r > 64 else 8
-    used = lambda k, per_elem: k * stride * per_elem + math.ceil(k / 8) * 8 * 4 + work * 4  # noqa: E731
-    fit = max(k for k in range(1, 4096) if used(k, 28) <= t["ub_bytes_available"])
-    grouped = max(k for k in range(1, 4096) if used(k, 32) <= t["ub_bytes_available"]) // 8 * 8
+    used = lambda k, per_row: k * stride * 28 + math.ceil(k / 8) * 8 * per_row + work * 4  # noqa: E731
+    fit = max(k for k in range(1, 4096) if used(k, 4) <= t["ub_bytes_available"])
+    grouped = max(k for k in range(1, 4096) if used(k, 4 + 32) <= t["ub_bytes_available"]) // 8 * 8
     by_brcb = grouped >= 8 and stride // 8 < grouped
     expected = grouped if by_brcb else fit
-    assert t["sum_tile_elems"] == (expected * stride if by_brcb else 0)
+    assert t["sum_tile_elems"] == (expected * 8 if by_brcb else 0)
     assert not t["two_pass"] and t["tile_slices"] == expected, (fit, t["tile_slices"])

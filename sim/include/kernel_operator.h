@@ -15,6 +15,7 @@
 #include "actgrad_sim/vec_cmpsel.h"
 #include "actgrad_sim/vec_reduce.h"
 #include "actgrad_sim/vec_brcb.h"
+#include "actgrad_sim/vec_arith_level0.h"
 #include "actgrad_sim/adv_math.h"
 #include "actgrad_sim/sync.h"
 #include "actgrad_sim/launcher.h"
