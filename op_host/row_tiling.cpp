@@ -21,6 +21,10 @@ constexpr uint64_t kMinColumnBytes = 256;
 // of its results (row_grad.h, LongRow)
 constexpr uint64_t kLongRowWorkBuffers = 3;
 
+// column chunks are at most this many f32 elements wide: Finish applies the one slice of column sums with level-0
+// Sub/Mul, one repeat per slice, and a repeat stride is at most 255 blocks (row_grad.h, CombineSum)
+constexpr uint64_t kMaxColumnF32 = 255 * kF32PerBlock;
+
 uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
 uint64_t CeilDiv(uint64_t x, uint64_t m) { return (x + m - 1) / m; }
 
@@ -94,21 +98,22 @@ void PlanContiguous(RowGradTiling& t, const SocResources& soc, uint64_t largestB
 }
 
 // inner > 1: column chunks of width w, all R slices per tile when they fit (narrowing the columns down to
-// kMinOnePassWidth elements for it), else chunks of R (two passes).
+// kMinOnePassWidth elements for it), else chunks of R (two passes). Besides the tile a chunk carves one slice of f32
+// column sums, and in two passes one more for the check of its results (row_grad.h, ColumnChunk).
 void PlanColumns(RowGradTiling& t, const SocResources& soc) {
     const DtypeKey dtype = DtypeKey(t.dtype);
-    // the slices' sums are broadcast over a sum tile (BroadcastSlice)
-    const uint64_t perElem = BytesPerTileElem(dtype) + kF32, unitElems = 32 / DtypeSize(dtype);
+    const uint64_t perElem = BytesPerTileElem(dtype), unitElems = 32 / DtypeSize(dtype);
     const uint64_t fixed = kF32PerBlock * kF32;  // work buffer (unused by column sums, the smallest buffer)
     if (soc.ubBytes <= fixed) NoFit(soc, "a tile");
     const uint64_t ub = soc.ubBytes - fixed;
     // enough column chunks for every core across the outer indices, but none narrower than kMinColumnBytes
     const uint64_t chunksWanted = CeilDiv(soc.aivCores, t.outer);
-    const uint64_t wanted = std::min(RoundUp(t.inner, unitElems),
-                                     std::max(RoundUp(CeilDiv(t.inner, chunksWanted), unitElems),
-                                              kMinColumnBytes / DtypeSize(dtype)));
-    // one slice of w columns costs w * (perElem + 4): the tile, plus the f32 sums of one slice
-    const uint64_t widest = ub / (perElem + kF32) / unitElems * unitElems;
+    const uint64_t wanted = std::min({RoundUp(t.inner, unitElems),
+                                      std::max(RoundUp(CeilDiv(t.inner, chunksWanted), unitElems),
+                                               kMinColumnBytes / DtypeSize(dtype)),
+                                      kMaxColumnF32 / unitElems * unitElems});
+    // one slice of w columns costs w * (perElem + 8): the tile, plus the two f32 slices of sums
+    const uint64_t widest = ub / (perElem + 2 * kF32) / unitElems * unitElems;
     if (widest == 0) NoFit(soc, "one 32-byte slice");
     const uint64_t onePassWidth =
         t.rowLength <= kMaxDmaBlocks ? ub / (t.rowLength * perElem + kF32) / unitElems * unitElems : 0;
@@ -123,13 +128,13 @@ void PlanColumns(RowGradTiling& t, const SocResources& soc) {
         t.twoPass = 1;
         width = std::min({wanted, std::max(unitElems, widest / 16 / unitElems * unitElems),
                           uint64_t(kWholeReduceLanes * kF32PerBlock)});
-        t.tileSlices = uint32_t(std::min<uint64_t>({(ub - width * kF32) / (width * perElem), kMaxDmaBlocks,
+        t.tileSlices = uint32_t(std::min<uint64_t>({(ub - 2 * width * kF32) / (width * perElem), kMaxDmaBlocks,
                                                     t.rowLength}));
     }
     t.sliceLength = uint32_t(width);
     t.sliceStride = uint32_t(width);
     t.columnChunks = uint32_t(CeilDiv(t.inner, width));
-    t.sumTileElems = RowTileElems(t);
+    t.sumTileElems = t.twoPass ? uint32_t(width) : 0;
     t.sumElems = uint32_t(width);
     t.workElems = uint32_t(kF32PerBlock);
 }

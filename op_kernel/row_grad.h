@@ -3,8 +3,8 @@
 // CopyOut: the functor writes the summands of the whole tile (Terms), the kernel sums them per row (WholeReduceSum
 // for rows of up to 64 lanes, ReduceSum for longer ones, a tree of vector Adds across the slices when inner > 1),
 // lays the sums out for Finish (short rows in a tile the tiling gave sum blocks: one 32-byte block per row by Brcb;
-// column chunks: broadcast over the tile; other rows: scalars) and the functor computes the results (Finish, which
-// applies them through CombineSum). Rows too long for UB take two passes:
+// column chunks: the one slice of column sums; other rows: scalars) and the functor computes the results (Finish,
+// which applies them through CombineSum). Rows too long for UB take two passes:
 // the chunks' sums first, then the results chunk by chunk, with the row's sum as a scalar. A lean functor (its sum
 // reads diff_dst alone, kSumReadsDst false; dst poisons a row only through its Guard) loads dst in the second pass
 // only, sums the results as it goes, and runs the guard only where that sum is not finite (GuardRow, GuardColumns).
@@ -19,11 +19,11 @@
 
 namespace actgrad {
 
-// Where Finish finds each element's row sum.
+// Where Finish finds each element's row sum. The tile is sumRows rows (or slices) of rowStride elements.
 enum class SumLayout {
-    kTile,         // sum: broadcast over the tile, element for element
-    kBlockPerRow,  // sum: row r's sum in the 8 lanes of block r (rows of rowStride elements, sumRows of them)
-    kScalars,      // rowSums[r]: row r's sum, ready for the scalar unit (rows of rowStride elements, sumRows of them)
+    kBlockPerRow,  // sum: row r's sum in the 8 lanes of block r
+    kSlice,        // sum: one slice of rowStride column sums, the same for every slice of the tile (inner > 1)
+    kScalars,      // rowSums[r]: row r's sum, ready for the scalar unit
 };
 
 // The f32 views of one tile a row functor works on, whole tiles of n elements.
@@ -32,8 +32,8 @@ struct RowOperands {
     AscendC::LocalTensor<float> terms;  // Terms writes the summands here; Finish may use it as scratch
     bool samePass;  // Terms and Finish see the same tile (one pass): what Terms leaves in outF, Finish may reuse
     SumLayout layout;
-    AscendC::LocalTensor<float> sum;  // kTile, kBlockPerRow
-    uint32_t sumRows;                 // kBlockPerRow, kScalars
+    AscendC::LocalTensor<float> sum;  // kBlockPerRow, kSlice
+    uint32_t sumRows;
     uint32_t rowStride;
     AscendC::LocalTensor<float> rowSums;  // kScalars
 };
@@ -56,27 +56,25 @@ struct QuietNaN16<bfloat16_t> {
 // How Finish applies the row sum to an operand.
 enum class SumOp { kSubtract, kMultiply };
 
-// dst = src - sum or src * sum, each element with its row's sum, the same f32 operation in every layout: against the
-// broadcast tile; with the rows' sum blocks, one level-0 repeat per row and 8 blocks of it, src1BlkStride 0 reading
-// the row's block for each; or row by row with the sum as a scalar (Adds of -sum, Muls). n is the tile's elements;
-// by rows it is sumRows * rowStride, padding lanes included.
+// dst = src - sum or src * sum, each element with its row's sum, the same f32 operation in every layout. With sum
+// blocks or a slice of sums: level-0 Sub/Mul, one repeat per row (slice) and up to 8 of its blocks per call, src1
+// re-reading the row's block (src1BlkStride 0) or the same slice for every row (src1RepStride 0); rowStride / 8 is at
+// most 255 blocks (RowSumsByBrcb, and the column width cap of the tiling). With scalars: row by row, Adds of -sum or
+// Muls. No layout writes the sums over the whole tile first.
 __aicore__ inline void CombineSum(const RowOperands& t, const AscendC::LocalTensor<float>& dst,
-                                  const AscendC::LocalTensor<float>& src, SumOp op, uint32_t n) {
-    if (t.layout == SumLayout::kTile) {
-        if (op == SumOp::kSubtract) AscendC::Sub(dst, src, t.sum, int32_t(n));
-        else AscendC::Mul(dst, src, t.sum, int32_t(n));
-        return;
-    }
-    if (t.layout == SumLayout::kBlockPerRow) {
-        const uint32_t blocks = t.rowStride / kF32PerBlock;  // fewer than 29 (RowSumsByBrcb)
+                                  const AscendC::LocalTensor<float>& src, SumOp op) {
+    if (t.layout != SumLayout::kScalars) {
+        const bool perRow = t.layout == SumLayout::kBlockPerRow;
+        const uint32_t blocks = t.rowStride / kF32PerBlock;
+        const AscendC::BinaryRepeatParams p(1, 1, perRow ? 0 : 1, uint8_t(blocks), uint8_t(blocks), perRow ? 1 : 0);
         for (uint32_t g = 0; g < blocks; g += 8) {
             const uint64_t lanes = uint64_t(blocks - g < 8 ? blocks - g : 8) * kF32PerBlock;
-            const AscendC::BinaryRepeatParams p(1, 1, 0, uint8_t(blocks), uint8_t(blocks), 1);
             for (uint32_t r = 0; r < t.sumRows; r += kMaxRepeatTimes) {
                 const uint8_t repeats = uint8_t(t.sumRows - r < kMaxRepeatTimes ? t.sumRows - r : kMaxRepeatTimes);
                 const uint32_t at = r * t.rowStride + g * kF32PerBlock;
-                if (op == SumOp::kSubtract) AscendC::Sub(dst[at], src[at], t.sum[r * kF32PerBlock], lanes, repeats, p);
-                else AscendC::Mul(dst[at], src[at], t.sum[r * kF32PerBlock], lanes, repeats, p);
+                const AscendC::LocalTensor<float> sum = t.sum[(perRow ? r : g) * kF32PerBlock];
+                if (op == SumOp::kSubtract) AscendC::Sub(dst[at], src[at], sum, lanes, repeats, p);
+                else AscendC::Mul(dst[at], src[at], sum, lanes, repeats, p);
             }
         }
         return;
@@ -264,7 +262,7 @@ private:
     }
 
     // inner > 1: columns [col, col + width) of outer index o; the R slices are summed by a tree of vector Adds
-    // (across tiles, in sums_, when they take two passes).
+    // (across tiles, in sums_, when they take two passes), and Finish applies the one slice of sums to every slice.
     __aicore__ inline void ColumnChunk(uint64_t unit) {
         const uint64_t o = unit / t_.columnChunks;
         const uint64_t col = (unit % t_.columnChunks) * t_.sliceLength;
@@ -278,34 +276,36 @@ private:
             Widen(ops, n);
             Functor::Terms(ops, n);
             SliceSums(span.slices);
-            BroadcastSlice(terms_, span.slices);
+            // the sums out of terms_, which Finish may overwrite (x * 1 is exact)
+            AscendC::Muls(sums_, terms_, 1.0f, int32_t(t_.sliceStride));
+            UseSliceSums(ops, span.slices);
             Functor::Finish(ops, n);
             Emit(ops, n);
             CopyOut(span);
             return;
         }
         SumColumnChunk(base, width, SumOf::kSummands);
-        BroadcastSlice(sums_, t_.tileSlices);
-        // a lean functor's second pass sums each column's results in sums_, free once broadcast
-        if constexpr (!Functor::kSumReadsDst) AscendC::Duplicate(sums_, 0.0f, int32_t(t_.sliceStride));
+        // a lean functor's second pass sums each column's results in sumTile_ (one slice)
+        if constexpr (!Functor::kSumReadsDst) AscendC::Duplicate(sumTile_, 0.0f, int32_t(t_.sliceStride));
         for (uint64_t r = 0; r < t_.rowLength; r += t_.tileSlices) {
             const TileSpan span = ColumnSpan(base, r, width);
             CopyIn(span, TileInputs::kBoth);
             RowOperands ops = Operands(TilePass::kFinish);
             const uint32_t n = span.slices * t_.sliceStride;
             Widen(ops, n);
+            UseSliceSums(ops, span.slices);
             Functor::Finish(ops, n);
             if constexpr (!Functor::kSumReadsDst) {
                 SliceSumsOf(ops.outF, span.slices);
-                AscendC::Add(sums_, sums_, terms_, int32_t(t_.sliceStride));
+                AscendC::Add(sumTile_, sumTile_, terms_, int32_t(t_.sliceStride));
             }
             Emit(ops, n);
             CopyOut(span);
         }
-        if constexpr (!Functor::kSumReadsDst) {
-            AscendC::ReduceSum<float>(sumTile_, sums_, work_, int32_t(width));
+        if constexpr (!Functor::kSumReadsDst) {  // the column sums are spent: sums_[0] takes the check
+            AscendC::ReduceSum<float>(sums_, sumTile_, work_, int32_t(width));
             ScalarsReady();
-            if (!IsFinite(sumTile_, 0)) GuardColumns(base, width);
+            if (!IsFinite(sums_, 0)) GuardColumns(base, width);
         }
     }
 
@@ -382,6 +382,7 @@ private:
             return;
         }
         ops.layout = SumLayout::kBlockPerRow;
+        ops.sum = sumTile_;
         ops.sumRows = rows;
         ops.rowStride = t_.sliceStride;
         const uint32_t grouped = rows / 8 * 8;
@@ -444,14 +445,12 @@ private:
         return (v.ReinterpretCast<uint32_t>().GetValue(i) & kF32MagnitudeBits) > kF32ExponentBits;
     }
 
-    // sumTile_ = `slice` (sliceStride elements) repeated `slices` times, by doubling copies (x * 1 is exact).
-    __aicore__ inline void BroadcastSlice(const AscendC::LocalTensor<float>& slice, uint32_t slices) {
-        AscendC::Muls(sumTile_, slice, 1.0f, int32_t(t_.sliceStride));
-        for (uint32_t m = 1; m < slices;) {
-            const uint32_t copies = slices - m < m ? slices - m : m;
-            AscendC::Muls(sumTile_[m * t_.sliceStride], sumTile_, 1.0f, int32_t(copies * t_.sliceStride));
-            m += copies;
-        }
+    // Finish applies the column sums in sums_ (one slice) to each of the tile's `slices` slices.
+    __aicore__ inline void UseSliceSums(RowOperands& ops, uint32_t slices) {
+        ops.layout = SumLayout::kSlice;
+        ops.sum = sums_;
+        ops.sumRows = slices;
+        ops.rowStride = t_.sliceStride;
     }
 
     // Finish applies the sums of the tile's `rows` rows (sliceStride elements each) from `sums` as scalars.
@@ -533,8 +532,7 @@ private:
         RowOperands ops;
         ops.terms = terms_;
         ops.samePass = pass == TilePass::kTermsAndFinish;
-        ops.layout = SumLayout::kTile;
-        ops.sum = sumTile_;
+        ops.layout = SumLayout::kScalars;  // each path sets where its sums are (SpreadRowSums, UseScalarSums, UseSliceSums)
         ops.sumRows = 0;
         ops.rowStride = 0;
         if constexpr (kWidened) {

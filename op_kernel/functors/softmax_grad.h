@@ -21,7 +21,7 @@ struct SoftmaxGrad {
         AscendC::Mul(t.terms, t.gradF, t.dstF, int32_t(n));
     }
     __aicore__ static inline void Finish(const RowOperands& t, uint32_t n) {
-        CombineSum(t, t.terms, t.gradF, SumOp::kSubtract, n);
+        CombineSum(t, t.terms, t.gradF, SumOp::kSubtract);
         AscendC::Mul(t.outF, t.terms, t.dstF, int32_t(n));
     }
 };
@@ -41,10 +41,10 @@ struct LogSoftmaxGrad {
     }
     __aicore__ static inline void Finish(const RowOperands& t, uint32_t n) {
         if (t.samePass) {
-            CombineSum(t, t.terms, t.outF, SumOp::kMultiply, n);
+            CombineSum(t, t.terms, t.outF, SumOp::kMultiply);
         } else {
             AscendC::Exp(t.terms, t.dstF, int32_t(n));
-            CombineSum(t, t.terms, t.terms, SumOp::kMultiply, n);
+            CombineSum(t, t.terms, t.terms, SumOp::kMultiply);
         }
         AscendC::Sub(t.outF, t.gradF, t.terms, int32_t(n));
     }

@@ -128,13 +128,14 @@ __attribute__((target("avx2,f16c"))) void Level0BlocksAvx2(float* d, const A* a,
     const int32_t dRep = int32_t(dl.rep) * E, aRep = int32_t(al.rep) * E, bRep = int32_t(bl.rep) * E;
     for (int32_t r = 0; r < int32_t(repeatTime); ++r) {
         float* o = d + r * dRep;
-        const int32_t x = r * aRep, y = r * bRep;
+        const A* x = a + r * aRep;
+        const B* y = b + r * bRep;
         if (bBlk == 0) {
-            const __m256 rhs = Load8(b, y);
-            for (int32_t k = 0; k < int32_t(blocks); ++k) _mm256_storeu_ps(o + k * dBlk, f(Load8(a, x + k * aBlk), rhs));
+            const __m256 rhs = Load8(y, 0);
+            for (uint32_t k = 0; k < blocks; ++k, o += dBlk, x += aBlk) _mm256_storeu_ps(o, f(Load8(x, 0), rhs));
         } else {
-            for (int32_t k = 0; k < int32_t(blocks); ++k)
-                _mm256_storeu_ps(o + k * dBlk, f(Load8(a, x + k * aBlk), Load8(b, y + k * bBlk)));
+            for (uint32_t k = 0; k < blocks; ++k, o += dBlk, x += aBlk, y += bBlk)
+                _mm256_storeu_ps(o, f(Load8(x, 0), Load8(y, 0)));
         }
     }
 }
