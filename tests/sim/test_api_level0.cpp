@@ -180,21 +180,16 @@ TEST(Level0_reads_deferred_widenings) {
             auto d = ub.Alloc<float>(640);
             auto x = ub.Alloc<float>(640);
             auto y = ub.Alloc<float>(640);
-            if (half16) {
-                std::vector<half> h(640);
-                for (size_t i = 0; i < 640; ++i) h[i] = half(v[i]);
+            const auto widen = [&](auto zero) {  // x and y: deferred widenings of v as a 16-bit type
+                std::vector<decltype(zero)> h(640);
+                for (size_t i = 0; i < 640; ++i) h[i] = decltype(zero)(v[i]);
                 auto src = ub.Load(h);
                 AscendC::Cast(x, src, AscendC::RoundMode::CAST_NONE, 640);
                 AscendC::Cast(y, src, AscendC::RoundMode::CAST_NONE, 640);
                 for (size_t i = 0; i < 640; ++i) wide[i] = float(h[i]);
-            } else {
-                std::vector<bfloat16_t> h(640);
-                for (size_t i = 0; i < 640; ++i) h[i] = bfloat16_t(v[i]);
-                auto src = ub.Load(h);
-                AscendC::Cast(x, src, AscendC::RoundMode::CAST_NONE, 640);
-                AscendC::Cast(y, src, AscendC::RoundMode::CAST_NONE, 640);
-                for (size_t i = 0; i < 640; ++i) wide[i] = float(h[i]);
-            }
+            };
+            if (half16) widen(half(0.0f));
+            else widen(bfloat16_t(0.0f));
             const BinaryRepeatParams rows(1, 1, 0, 8, 8, 1);
             AscendC::Sub(d, x, sums, uint64_t(64), 10, rows);
             AscendC::Mul(y, y, sums, uint64_t(64), 10, rows);

@@ -180,6 +180,16 @@ void ApplyBinaryLevel0(const AscendC::LocalTensor<float>& dst, const AscendC::Lo
     if (dl.Coincides(al) || dl.Coincides(bl)) DropRewritten(dst.BytePtr(), dl.bytes);
 }
 
+// A level-0 float binary call: its mask (a count or bits), checks, then f over its lanes.
+template <bool isSetMask, typename Mask, typename F>
+void BinaryLevel0(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& src0,
+                  const AscendC::LocalTensor<float>& src1, Mask mask, uint8_t repeatTime,
+                  const AscendC::BinaryRepeatParams& p, bool accumulates, const char* api, F f) {
+    const RepeatMask m = Level0Mask<isSetMask>(mask, api);
+    if (CheckBinaryLevel0(dst, src0, src1, m, repeatTime, p, accumulates, api))
+        ApplyBinaryLevel0(dst, src0, src1, m, repeatTime, p, f);
+}
+
 }  // namespace actgrad_sim
 
 namespace AscendC {
@@ -191,19 +201,15 @@ namespace AscendC {
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,   \
               const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {                                 \
         static_assert(std::is_same<T, float>::value, #NAME ": the twin implements the level-0 form for float only"); \
-        const actgrad_sim::RepeatMask m = actgrad_sim::Level0Mask<isSetMask>(mask, #NAME);                        \
-        if (actgrad_sim::CheckBinaryLevel0(dst, src0, src1, m, repeatTime, repeatParams, ACCUMULATES, #NAME))    \
-            actgrad_sim::ApplyBinaryLevel0(dst, src0, src1, m, repeatTime, repeatParams,                          \
-                                           [](const auto& a, const auto& b) { return FLOAT_EXPR; });             \
+        actgrad_sim::BinaryLevel0<isSetMask>(dst, src0, src1, mask, repeatTime, repeatParams, ACCUMULATES, #NAME, \
+                                             [](const auto& a, const auto& b) { return FLOAT_EXPR; });            \
     }                                                                                                             \
     template <typename T, bool isSetMask = true>                                                                  \
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask[], \
               const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {                                 \
         static_assert(std::is_same<T, float>::value, #NAME ": the twin implements the level-0 form for float only"); \
-        const actgrad_sim::RepeatMask m = actgrad_sim::Level0Mask<isSetMask>(mask, #NAME);                        \
-        if (actgrad_sim::CheckBinaryLevel0(dst, src0, src1, m, repeatTime, repeatParams, ACCUMULATES, #NAME))    \
-            actgrad_sim::ApplyBinaryLevel0(dst, src0, src1, m, repeatTime, repeatParams,                          \
-                                           [](const auto& a, const auto& b) { return FLOAT_EXPR; });             \
+        actgrad_sim::BinaryLevel0<isSetMask>(dst, src0, src1, mask, repeatTime, repeatParams, ACCUMULATES, #NAME, \
+                                             [](const auto& a, const auto& b) { return FLOAT_EXPR; });            \
     }
 
 ACTGRAD_SIM_BINARY_LEVEL0(Add, actgrad_sim::AddKeepFirstNan(a, b), true)
