@@ -37,8 +37,8 @@ struct RowGradTiling {
     uint32_t sliceLength;          // elements per slice
     uint32_t sliceStride;          // UB elements between slices: sliceLength padded to 32 bytes of storage
     uint32_t columnChunks;         // inner > 1: column chunks per outer index; 1 otherwise
-    uint32_t sumTileElems;         // f32 elements of the broadcast sums: over a tile (column chunks), one 32-byte block
-                                   // per row (short rows, in whole groups of 8 rows); 0: row sums applied as scalars
+    uint32_t sumTileElems;         // f32 elements of the sum blocks (short rows: one 32-byte block per row, whole
+                                   // groups of 8 rows) or of a two-pass column chunk's results check (one slice)
     uint32_t sumElems;             // f32 elements of the per-slice sums buffer
     uint32_t workElems;            // f32 elements of ReduceSum's work buffer
 };

@@ -86,8 +86,8 @@ class RowTiling:
     tile_slices: int
     slice_length: int  # elements per slice
     slice_stride: int  # UB elements between slices
-    sum_tile_elems: int  # f32 elements of the spread sums: over the tile (column chunks), a 32-byte block per row (short
-    #   rows, whole groups of 8); 0: each row's sum is applied as a scalar
+    sum_tile_elems: int  # f32 elements of the sum blocks (short rows: a 32-byte block per row, whole groups of 8) or of a
+    #   two-pass column chunk's results check (one slice); 0: none
     ub_bytes_used: int  # UB the kernel carves: double-buffered queues, f32 copies, summands, sums, reduce work
     ub_bytes_available: int
     blocks: tuple[RowBlockTiling, ...]
