@@ -73,10 +73,26 @@ RepeatMask Level0Mask(const uint64_t mask[], const char* api) {
     return BitMask<float>(mask, api);
 }
 
-// Checks a level-0 float binary call; returns whether it does anything (an empty mask or repeatTime 0 does not).
+// The three operands' layouts of a level-0 call (extents 0 for a no-op).
+struct Level0Operands {
+    Level0Layout d, a, b;
+};
+inline Level0Operands Level0Layouts(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& src0,
+                                    const AscendC::LocalTensor<float>& src1, const RepeatMask& m, uint8_t repeatTime,
+                                    const AscendC::BinaryRepeatParams& p) {
+    const auto layout = [&](const AscendC::LocalTensor<float>& t, uint8_t blk, uint8_t rep) {
+        return Level0Layout{t.BytePtr(), blk, rep, Level0Extent<float>(m.active, repeatTime, blk, rep) * sizeof(float)};
+    };
+    return Level0Operands{layout(dst, p.dstBlkStride, p.dstRepStride), layout(src0, p.src0BlkStride, p.src0RepStride),
+                          layout(src1, p.src1BlkStride, p.src1RepStride)};
+}
+
+// Checks a level-0 float binary call laid out as l; returns whether it does anything (an empty mask or repeatTime 0
+// does not).
 inline bool CheckBinaryLevel0(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& src0,
                               const AscendC::LocalTensor<float>& src1, const RepeatMask& m, uint8_t repeatTime,
-                              const AscendC::BinaryRepeatParams& p, bool accumulates, const char* api) {
+                              const AscendC::BinaryRepeatParams& p, const Level0Operands& l, bool accumulates,
+                              const char* api) {
     if (repeatTime == 0 || m.active == 0) {  // a no-op on A2/A3: nothing read or written
         CheckUbOperand(src0, 0, api, "src0");
         CheckUbOperand(src1, 0, api, "src1");
@@ -85,12 +101,7 @@ inline bool CheckBinaryLevel0(const AscendC::LocalTensor<float>& dst, const Asce
     }
     if (p.dstBlkStride == 0)
         Fail(ErrorKind::InvalidArgument, api, "dstBlkStride 0 is not supported (undefined on the hardware; expected 1 or more)");
-    const auto layout = [&](const AscendC::LocalTensor<float>& t, uint8_t blk, uint8_t rep) {
-        return Level0Layout{t.BytePtr(), blk, rep, Level0Extent<float>(m.active, repeatTime, blk, rep) * sizeof(float)};
-    };
-    const Level0Layout d = layout(dst, p.dstBlkStride, p.dstRepStride);
-    const Level0Layout a = layout(src0, p.src0BlkStride, p.src0RepStride);
-    const Level0Layout b = layout(src1, p.src1BlkStride, p.src1RepStride);
+    const Level0Layout &d = l.d, &a = l.a, &b = l.b;
     // in place: the same address and strides, and no repeat writes a block an earlier one wrote
     const uint64_t repeatBlocks = (uint64_t(m.active) + kBlockLanes<float> - 1) / kBlockLanes<float>;
     const bool repeatsApart = repeatTime == 1 || d.rep >= (repeatBlocks - 1) * d.blk + 1;
@@ -166,13 +177,8 @@ void Level0Lanes(float* d, const A* a, const B* b, const RepeatMask& m, uint8_t 
 template <typename F>
 void ApplyBinaryLevel0(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& src0,
                        const AscendC::LocalTensor<float>& src1, const RepeatMask& m, uint8_t repeatTime,
-                       const AscendC::BinaryRepeatParams& p, F f) {
-    const auto layout = [&](const AscendC::LocalTensor<float>& t, uint8_t blk, uint8_t rep) {
-        return Level0Layout{t.BytePtr(), blk, rep, Level0Extent<float>(m.active, repeatTime, blk, rep) * sizeof(float)};
-    };
-    const Level0Layout dl = layout(dst, p.dstBlkStride, p.dstRepStride);
-    const Level0Layout al = layout(src0, p.src0BlkStride, p.src0RepStride);
-    const Level0Layout bl = layout(src1, p.src1BlkStride, p.src1RepStride);
+                       const Level0Operands& l, F f) {
+    const Level0Layout &dl = l.d, &al = l.a, &bl = l.b;
     WithFloatOperand<true>(src0, uint32_t(al.bytes / sizeof(float)), [&](auto a) {
         WithFloatOperand<true>(src1, uint32_t(bl.bytes / sizeof(float)),
                                [&](auto b) { Level0Lanes(dst.Data(), a, b, m, repeatTime, dl, al, bl, f); });
@@ -186,8 +192,9 @@ void BinaryLevel0(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTe
                   const AscendC::LocalTensor<float>& src1, Mask mask, uint8_t repeatTime,
                   const AscendC::BinaryRepeatParams& p, bool accumulates, const char* api, F f) {
     const RepeatMask m = Level0Mask<isSetMask>(mask, api);
-    if (CheckBinaryLevel0(dst, src0, src1, m, repeatTime, p, accumulates, api))
-        ApplyBinaryLevel0(dst, src0, src1, m, repeatTime, p, f);
+    const Level0Operands l = Level0Layouts(dst, src0, src1, m, repeatTime, p);
+    if (CheckBinaryLevel0(dst, src0, src1, m, repeatTime, p, l, accumulates, api))
+        ApplyBinaryLevel0(dst, src0, src1, m, repeatTime, l, f);
 }
 
 }  // namespace actgrad_sim
