@@ -29,8 +29,8 @@ uint64_t RoundUp(uint64_t x, uint64_t m) { return (x + m - 1) / m * m; }
 uint64_t CeilDiv(uint64_t x, uint64_t m) { return (x + m - 1) / m; }
 
 // UB bytes per tile element: three double-buffered queues (diff_dst, dst, diff_src) of the storage type, the f32
-// copies of a widened tile and the summands. A column chunk broadcasts its sums over the tile (kF32 more per element);
-// short rows spread theirs one 32-byte block per row (Brcb), the others apply each row's sum as a scalar.
+// copies of a widened tile and the summands. The sums take no room per element: short rows spread theirs one 32-byte
+// block per row (RowsThatFit), column chunks keep one slice of them (PlanColumns), the other rows apply them as scalars.
 uint64_t BytesPerTileElem(DtypeKey dtype) {
     const uint64_t size = DtypeSize(dtype);
     return 3 * 2 * size + (size == kF32 ? 0 : 3 * kF32) + kF32;

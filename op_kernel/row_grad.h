@@ -185,7 +185,7 @@ private:
         SumLongRow(base, SumOf::kSummands, sums_, rowSum, kKeepLast);
         ScalarsReady();
         if constexpr (!Functor::kSumReadsDst) AscendC::Duplicate(check_[t_.workElems], 0.0f, int32_t(t_.workElems));
-        const uint64_t chunks = (t_.rowLength + t_.sliceLength - 1) / t_.sliceLength;
+        const uint64_t chunks = Chunks();
         for (uint64_t k = 0; k < chunks; ++k) {
             const TileSpan span = ChunkSpan(base, (kKeepLast ? chunks - 1 - k : k) * t_.sliceLength);
             CopyIn(span, TileInputs::kBoth);
@@ -233,8 +233,8 @@ private:
     }
 
     // acc[0] = the sum over the long row at `base` of `what` (SumInputs), chunk by chunk: each chunk's ReduceSum into
-    // chunkSum[0], added in order by a one-element vector Add (acc is a 32-byte block, zeroed first). keepLast: the last
-    // chunk's inputs stay dequeued and widened for the second pass (held; the next CopyIn does not load them again).
+    // chunkSum[0], added in order by a one-element vector Add (acc is a 32-byte block, zeroed first). keepLast (where both
+    // inputs are summed): the last chunk's stay dequeued and widened for the second pass (held_: not loaded again).
     __aicore__ inline void SumLongRow(uint64_t base, SumOf what, const AscendC::LocalTensor<float>& chunkSum,
                                       const AscendC::LocalTensor<float>& acc, bool keepLast) {
         AscendC::Duplicate(acc, 0.0f, int32_t(kF32PerBlock));
@@ -245,16 +245,16 @@ private:
             Widen(ops, t_.sliceStride);
             AscendC::ReduceSum<float>(chunkSum, Addends(ops, t_.sliceStride, what), work_, int32_t(span.length));
             AscendC::Add(acc, acc, chunkSum, 1);
-            if (keepLast && c == LastChunkStart()) {
-                heldGrad_ = LoadsGrad();
-                heldDst_ = LoadsDst();
+            if (keepLast && c == (Chunks() - 1) * t_.sliceLength) {
+                held_ = true;
             } else {
                 Release();
             }
         }
     }
 
-    __aicore__ inline uint64_t LastChunkStart() const { return (t_.rowLength - 1) / t_.sliceLength * t_.sliceLength; }
+    // Chunks of a long row.
+    __aicore__ inline uint64_t Chunks() const { return (t_.rowLength + t_.sliceLength - 1) / t_.sliceLength; }
 
     // Chunk c of the long row at `base`.
     __aicore__ inline TileSpan ChunkSpan(uint64_t base, uint64_t c) {
@@ -484,9 +484,9 @@ private:
 
     __aicore__ inline bool LoadsGrad() const { return inputs_ != TileInputs::kDst; }
     __aicore__ inline bool LoadsDst() const { return inputs_ != TileInputs::kGrad; }
-    // what CopyIn reads from GM, Operands dequeues and Widen widens: the inputs not held from the first pass
-    __aicore__ inline bool FetchesGrad() const { return LoadsGrad() && !heldGrad_; }
-    __aicore__ inline bool FetchesDst() const { return LoadsDst() && !heldDst_; }
+    // what CopyIn reads from GM, Operands dequeues and Widen widens: nothing for a tile held from the first pass
+    __aicore__ inline bool FetchesGrad() const { return LoadsGrad() && !held_; }
+    __aicore__ inline bool FetchesDst() const { return LoadsDst() && !held_; }
 
     __aicore__ inline void CopyIn(const TileSpan& s, TileInputs inputs) {
         inputs_ = inputs;
@@ -558,7 +558,7 @@ private:
     __aicore__ inline void Release() {
         if (LoadsGrad()) gradQue_.FreeTensor(grad_);
         if (LoadsDst()) dstQue_.FreeTensor(dst_);
-        heldGrad_ = heldDst_ = false;
+        held_ = false;
     }
 
     // The results, narrowed once, to the output queue; the inputs go back to theirs.
@@ -575,7 +575,7 @@ private:
     AscendC::GlobalTensor<T> gradGm_, dstGm_, outGm_;
     AscendC::LocalTensor<T> grad_, dst_, out_;  // the tile in flight
     TileInputs inputs_ = TileInputs::kBoth;     // what it was loaded with
-    bool heldGrad_ = false, heldDst_ = false;   // inputs of the tile in flight kept from the first pass (SumLongRow)
+    bool held_ = false;  // the tile in flight was kept, both inputs, from the first pass (SumLongRow)
     AscendC::LocalTensor<float> terms_, sumTile_, sums_, check_, work_;
     RowGradTiling t_{};
     uint64_t firstUnit_ = 0, unitCount_ = 0;
