@@ -197,6 +197,16 @@ TEST(Deferred_widening_is_stored_before_any_other_access) {
             CHECK_MSG(Same(got[i], std::fabs(o[i - 256] * Wide(in[i]))), "in place on a view, element ", i);
         expectWidened(got, 0, 256, "before the view");
         expectWidened(got, 768, n, "after the view");
+        // level 0 in place with half of each repeat masked off: the other half keeps the widened values
+        ub.Reset();
+        src = ub.Load(in);
+        wide = ub.Alloc<float>(n);
+        auto ones = ub.Load(std::vector<float>(n, 1.0f));
+        AscendC::Cast(wide, src, RoundMode::CAST_NONE, n);
+        AscendC::Add(wide, wide, ones, uint64_t(32), uint8_t(n / 64), AscendC::BinaryRepeatParams(1, 1, 1, 8, 8, 8));
+        got = Ub::Read(wide, n);
+        for (uint32_t i = 0; i < n; ++i)
+            CHECK_MSG(Same(got[i], i % 64 < 32 ? Wide(in[i]) + 1.0f : Wide(in[i])), "level 0 in place, element ", i);
         // more deferred widenings than the table holds
         ub.Reset();
         src = ub.Load(in);

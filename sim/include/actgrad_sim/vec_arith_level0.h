@@ -53,6 +53,12 @@ struct Level0Layout {
     bool Overlaps(const Level0Layout& o) const { return base < o.base + o.bytes && o.base < base + bytes; }
 };
 
+// Whether a call in place over `l` writes every element of its extent: only then may a deferred widening
+// there stay deferred until the results replace it (Access::Rewrite, then DropRewritten); else it is stored first.
+inline bool RewritesExtent(const Level0Layout& l, const RepeatMask& m, uint8_t repeatTime) {
+    return m.prefix && m.active == kRepeatLanes<float> && l.blk == 1 && (repeatTime == 1 || l.rep == 8);
+}
+
 // The mask of a level-0 float call: a count (the first `mask` lanes of each repeat), or bits (mask[0]).
 template <bool isSetMask>
 void RequireMaskArgument(const char* api) {
@@ -117,7 +123,8 @@ inline bool CheckBinaryLevel0(const AscendC::LocalTensor<float>& dst, const Asce
     // float sources may stay deferred widenings (read through their 16-bit source, as the count form does)
     CheckVectorOperand(src0, a.bytes, api, "src0", kSourceAccess<float>);
     CheckVectorOperand(src1, b.bytes, api, "src1", kSourceAccess<float>);
-    CheckVectorOperand(dst, d.bytes, api, "dst", d.Coincides(a) || d.Coincides(b) ? kInPlaceAccess<float> : Access::Write);
+    const bool rewrites = (d.Coincides(a) || d.Coincides(b)) && RewritesExtent(d, m, repeatTime);
+    CheckVectorOperand(dst, d.bytes, api, "dst", rewrites ? kInPlaceAccess<float> : Access::Write);
     CountVectorInstruction();
     return true;
 }
@@ -183,7 +190,7 @@ void ApplyBinaryLevel0(const AscendC::LocalTensor<float>& dst, const AscendC::Lo
         WithFloatOperand<true>(src1, uint32_t(bl.bytes / sizeof(float)),
                                [&](auto b) { Level0Lanes(dst.Data(), a, b, m, repeatTime, dl, al, bl, f); });
     });
-    if (dl.Coincides(al) || dl.Coincides(bl)) DropRewritten(dst.BytePtr(), dl.bytes);
+    if ((dl.Coincides(al) || dl.Coincides(bl)) && RewritesExtent(dl, m, repeatTime)) DropRewritten(dst.BytePtr(), dl.bytes);
 }
 
 // A level-0 float binary call: its mask (a count or bits), checks, then f over its lanes.
