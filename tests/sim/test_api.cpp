@@ -69,6 +69,16 @@ TEST(Add_Mul_Sub_Div_float_nan_payloads) {
     check("Mul", API2(Mul));
     check("Sub", API2(Sub));
     check("Div", API2(Div));
+    // the tensor-scalar forms take the tensor as src0: a NaN scalar, against each of the tensor's values
+    for (const uint32_t scalarBits : bBits) {
+        const float s = actgrad_sim::BitsFloat(scalarBits);
+        const std::vector<float> all(a.size(), s);
+        std::vector<float> keep = b;
+        b = all;
+        check("Adds", [s](auto& d, auto& x, auto&, int32_t n) { AscendC::Adds(d, x, s, n); });
+        check("Muls", [s](auto& d, auto& x, auto&, int32_t n) { AscendC::Muls(d, x, s, n); });
+        b = keep;
+    }
 }
 
 TEST(Div_float_half) {

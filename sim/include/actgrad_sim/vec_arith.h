@@ -441,16 +441,17 @@ ACTGRAD_SIM_BINARY(Or, ACTGRAD_SIM_PACK(int16_t, uint16_t), a, T(a | b), actgrad
         }                                                                                                        \
     }
 
+// the tensor is the first operand: where it and the scalar are both NaN, the tensor's NaN wins on every path
 template <typename T> inline T ActgradSimAdd(const T& a, const T& b) {
     if constexpr (std::is_integral<T>::value) return actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x + y; });
-    else return a + b;
+    else return actgrad_sim::AddKeepFirstNan(a, b);
 }
 template <typename T> inline T ActgradSimMul(const T& a, const T& b) {
     if constexpr (std::is_integral<T>::value) return actgrad_sim::IntOp(a, b, [](auto x, auto y) { return x * y; });
-    else return a * b;
+    else return actgrad_sim::MulKeepFirstNan(a, b);
 }
-ACTGRAD_SIM_SCALAR(Adds, ACTGRAD_SIM_ARITH_TYPES, ActgradSimAdd(a, b), actgrad_sim::kLanes)
-ACTGRAD_SIM_SCALAR(Muls, ACTGRAD_SIM_ARITH_TYPES, ActgradSimMul(a, b), actgrad_sim::kLanes)
+ACTGRAD_SIM_SCALAR(Adds, ACTGRAD_SIM_ARITH_TYPES, ActgradSimAdd(a, b), actgrad_sim::kLanesAlways)
+ACTGRAD_SIM_SCALAR(Muls, ACTGRAD_SIM_ARITH_TYPES, ActgradSimMul(a, b), actgrad_sim::kLanesAlways)
 ACTGRAD_SIM_SCALAR(Maxs, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MaxNan(a, b), actgrad_sim::kElements)
 ACTGRAD_SIM_SCALAR(Mins, ACTGRAD_SIM_ARITH_TYPES, actgrad_sim::MinNan(a, b), actgrad_sim::kElements)
 ACTGRAD_SIM_SCALAR(LeakyRelu, ACTGRAD_SIM_PACK(half, float), (a >= 0 ? a : b * a), actgrad_sim::kElements)
