@@ -1,6 +1,7 @@
-"""The twin's AVX2 loops and its deferred bf16 widening change speed, never results: every operator gives the same bits
-with them switched off (ACTGRAD_SIM_NO_AVX2=1, ACTGRAD_SIM_NO_DEFER=1, read once per process, hence the subprocesses) on
-special and random values in every dtype, NaN payloads included where two NaNs meet."""
+"""The twin's AVX2 loops and its deferred widenings and GM -> UB copies change speed, never results: every operator gives
+the same bits with them switched off (ACTGRAD_SIM_NO_AVX2=1, ACTGRAD_SIM_NO_DEFER=1, read once per process, hence the
+subprocesses) on special and random values in every dtype, NaN payloads included where two NaNs meet; the row reductions
+on short rows, two-pass rows and column chunks, in place too."""
 import os
 import subprocess
 import sys
@@ -30,6 +31,19 @@ for dtype in (torch.float32, torch.float16, torch.bfloat16):
         for i, attrs in enumerate(attr_sets):
             out[(op, i, str(dtype))] = H.call(op, x, g, **attrs).view(torch.int16 if dtype != torch.float32 else torch.int32)
             out[(op, i, str(dtype), "nan")] = H.call(op, xn, gn, **attrs).view(torch.int16 if dtype != torch.float32 else torch.int32)
+    # the row reductions: short rows, two-pass rows, column chunks in one and two passes, and in place
+    gen = torch.Generator().manual_seed(6)
+    for shape, axis in (((37, 70), 1), ((3, 20000), 1), ((20, 40, 9), 1), ((3000, 8), 0)):
+        logits = torch.randn(shape, generator=gen) * 4
+        dd = torch.randn(shape, generator=gen).to(dtype)
+        dd.view(-1)[::997] = float("nan")
+        for op, y in (("soft_max_backward", torch.softmax(logits, axis)), ("log_softmax_backward", torch.log_softmax(logits, axis))):
+            y = y.to(dtype)
+            bits = torch.int16 if dtype != torch.float32 else torch.int32
+            out[(op, shape, str(dtype))] = getattr(actgrad, op)(dd, y, axis).view(bits)
+            inplace = dd.clone()
+            getattr(actgrad, op)(inplace, y, axis, out=inplace)
+            out[(op, shape, str(dtype), "in place")] = inplace.view(bits)
 torch.save(out, sys.argv[1])
 """
 

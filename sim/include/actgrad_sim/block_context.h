@@ -87,11 +87,13 @@ struct LaunchContext {
 
 class TPipeState;
 
-// How many deferred widenings have their f32 result (dst) or their bf16/f16 source (src) in one UB buffer: an operand
-// check looks at the table only where one does (a read where dst does, a write where either does).
+// How many deferred widenings have their f32 result (dst) or their bf16/f16 source (src) in one UB buffer, and how
+// many deferred GM -> UB copies land in it: an operand check looks at the tables only where one does (a read where dst
+// or a copy does, a write where any does).
 struct DeferredRefs {
     uint32_t dst = 0;
     uint32_t src = 0;
+    uint32_t copies = 0;
 };
 
 // A bf16 or f16 -> f32 Cast the twin has not stored yet (deferred_widen.h).
@@ -104,6 +106,14 @@ struct DeferredWiden {
     bool half;              // src holds f16 patterns, else bf16
 };
 constexpr uint32_t kMaxDeferred = 8;
+
+// A GM -> UB copy the twin has not stored yet (deferred_copy.h): UB bytes [ub, ub + bytes) hold GM [gm, gm + bytes).
+struct DeferredCopy {
+    uint8_t* ub;
+    const uint8_t* gm;
+    uint64_t bytes;
+    DeferredRefs* refs;  // of the buffer holding ub
+};
 
 struct BlockContext {
     const LaunchContext* launch = nullptr;
@@ -123,6 +133,9 @@ struct BlockContext {
     DeferredWiden deferred[kMaxDeferred];  // the first deferredCount are live
     uint32_t deferredCount = 0;
     DeferredRefs orphanRefs;  // widenings whose buffers a TPipe::Reset or the TPipe's end took away
+    DeferredRefs gmRefs;      // widenings whose 16-bit source a deferred copy left in GM
+    DeferredCopy copies[kMaxDeferred];  // the first copyCount are live
+    uint32_t copyCount = 0;
     BlockStats stats;
     std::vector<GmRegion> gmWrites;  // merged write ranges, checked across blocks after the launch
 

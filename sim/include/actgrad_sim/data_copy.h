@@ -122,6 +122,12 @@ inline void RecordGmRead(BlockContext& ctx, uint64_t bytes, uint64_t transfers =
     ctx.stats.gmBytesRead += bytes * transfers;
     ctx.RecordDma(bytes, transfers);
 }
+// A contiguous GM -> UB copy recorded (deferred_copy.h); false if the caller is to copy it now.
+template <typename T>
+bool DeferCopyToUb(BlockContext& ctx, const AscendC::LocalTensor<T>& dst, const void* gm, uint64_t bytes) {
+    return DeferStores() && DeferCopy(ctx, dst.BytePtr(), dst.Record()->deferred, gm, bytes);
+}
+
 inline void RecordGmWriteDma(BlockContext& ctx, const void* p, uint64_t bytes) {
     ctx.RecordGmWrite(uintptr_t(p), bytes);
     ctx.RecordDma(bytes);
@@ -155,11 +161,12 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint3
     const char* api = "DataCopy(GM->UB)";
     auto& ctx = actgrad_sim::Block(api);
     actgrad_sim::RequireStorageType<T>(api);
-    actgrad_sim::CheckDmaDestination(dst, uint64_t(count) * sizeof(T), api);
+    actgrad_sim::CheckDmaDestination(dst, uint64_t(count) * sizeof(T), api, actgrad_sim::Access::Overwrite);
     actgrad_sim::CheckWholeBlocks<T>(count, api);
     if (count == 0) return;
     src.CheckAccess(api, 0, count);
-    actgrad_sim::CopyFromGm(dst.Data(), src.GetPhyAddr(), size_t(count) * sizeof(T));
+    if (!actgrad_sim::DeferCopyToUb(ctx, dst, src.GetPhyAddr(), uint64_t(count) * sizeof(T)))
+        actgrad_sim::CopyFromGm(dst.Data(), src.GetPhyAddr(), size_t(count) * sizeof(T));
     actgrad_sim::RecordGmRead(ctx, uint64_t(count) * sizeof(T));
 }
 
@@ -172,6 +179,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint3
     actgrad_sim::CheckWholeBlocks<T>(count, api);
     if (count == 0) return;
     dst.CheckAccess(api, 0, count);
+    actgrad_sim::SettleGmWrite(ctx, dst.GetPhyAddr(), uint64_t(count) * sizeof(T));
     actgrad_sim::CopyToGm(dst.GetPhyAddr(), src.Data(), size_t(count) * sizeof(T));
     actgrad_sim::RecordGmWriteDma(ctx, dst.GetPhyAddr(), uint64_t(count) * sizeof(T));
 }
@@ -207,6 +215,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataC
         const uint64_t gmOff = b * (blk + uint64_t(p.dstStride) * 32);
         dst.CheckAccess(api, gmOff / sizeof(T), blk / sizeof(T));
         uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr()) + gmOff;
+        actgrad_sim::SettleGmWrite(ctx, g, blk);
         actgrad_sim::CopyToGm(g, src.BytePtr() + b * (blk + uint64_t(p.srcStride) * 32), blk);
         actgrad_sim::RecordGmWriteDma(ctx, g, blk);
     }
@@ -227,11 +236,21 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
     const uint64_t row = (uint64_t(p.blockLen) + left + right + 31) / 32 * 32;
     const uint64_t n = p.blockCount;
     const uint64_t ubBytes = (n == 0 || p.blockLen == 0) ? 0 : n * row + (n - 1) * uint64_t(p.dstStride) * 32;
-    actgrad_sim::CheckDmaDestination(dst, ubBytes, api);
+    // rows without gaps between them are written whole: padding, data and the canary up to the next 32 bytes
+    actgrad_sim::CheckDmaDestination(dst, ubBytes, api,
+                                     p.dstStride == 0 ? actgrad_sim::Access::Overwrite : actgrad_sim::Access::Write);
     if (ubBytes == 0) return;
     const uint64_t pitch = uint64_t(p.blockLen) + p.srcStride;
     src.CheckByteBlocks(api, n, p.blockLen, pitch);
     const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
+    if (left == 0 && right == 0 && (n == 1 || (pitch == p.blockLen && row == p.blockLen && p.dstStride == 0))) {
+        // one contiguous run in GM and in UB (its tail up to 32 bytes gets the canary)
+        const uint64_t bytes = n * uint64_t(p.blockLen);
+        if (!actgrad_sim::DeferCopyToUb(ctx, dst, gm, bytes)) std::memcpy(dst.BytePtr(), gm, bytes);
+        actgrad_sim::FillCanary(dst.BytePtr() + bytes, uint32_t(ubBytes - bytes), uint32_t(bytes));
+        actgrad_sim::RecordGmRead(ctx, p.blockLen, n);
+        return;
+    }
     const bool strided = pitch != p.blockLen;
     for (uint64_t b = 0; b < n; ++b) {
         const uint64_t gmOff = b * pitch;
@@ -265,6 +284,7 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
     if (ubBytes == 0) return;
     const uint64_t pitch = uint64_t(p.blockLen) + p.dstStride;
     dst.CheckByteBlocks(api, n, p.blockLen, pitch);
+    actgrad_sim::SettleGmWrite(ctx, dst.GetPhyAddr(), (n - 1) * pitch + p.blockLen);
     const bool strided = pitch != p.blockLen;
     for (uint64_t b = 0; b < n; ++b) {
         uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr()) + b * pitch;

@@ -14,12 +14,14 @@
 #endif
 
 #include "block_context.h"
+#include "deferred_copy.h"
 #include "numeric.h"
 #include "simd_avx2.h"
 
 namespace actgrad_sim {
 
-inline bool DeferWidening() {
+// Whether the twin defers widenings and GM -> UB copies (deferred_copy.h).
+inline bool DeferStores() {
     static const bool on = std::getenv("ACTGRAD_SIM_NO_DEFER") == nullptr;
     return on;
 }
@@ -65,10 +67,12 @@ inline void Materialize(float* dst, const uint16_t* src, uint32_t count, bool ha
     for (uint32_t i = 0; i < count; ++i) dst[i] = Bf16BitsToFloat(src[i]);
 }
 
-// How an API touches UB bytes (operand_checks.h), which decides what happens to the deferred widenings there.
+// How an API touches UB bytes (operand_checks.h), which decides what happens to the deferred widenings and copies
+// there.
 enum class Access {
-    Read,          // reads the bytes: the deferred f32 elements among them are stored first
-    ReadWidening,  // a reader that widens as it loads: a widening holding all its bytes stays deferred
+    Read,          // reads the bytes: the deferred f32 elements and copies among them are stored first
+    ReadCopy,      // reads the bytes from GM where a deferred copy holds them all (a widening Cast's source); else Read
+    ReadWidening,  // a reader that widens as it loads: a widening or a copy holding all its bytes stays deferred
     Write,         // writes the bytes: also the elements whose 16-bit source it overwrites are stored first
     Overwrite,     // a Cast that writes every byte before anything reads them: deferred elements there are dropped
     Rewrite,       // the dst of an in-place reader that widens as it loads: a widening holding all its bytes stays
@@ -76,6 +80,7 @@ enum class Access {
 };
 inline bool Writes(Access use) { return use == Access::Write || use == Access::Overwrite || use == Access::Rewrite; }
 inline bool ReadsWidened(Access use) { return use == Access::ReadWidening || use == Access::Rewrite; }
+inline bool ReadsCopies(Access use) { return ReadsWidened(use) || use == Access::ReadCopy; }
 
 inline void AddRefs(const DeferredWiden& w) {
     ++w.dstRefs->dst;
@@ -117,6 +122,7 @@ inline void Touched(const uint8_t* p, uint64_t bytes, const void* base, uint32_t
 }
 
 inline void SettleDeferred(BlockContext& ctx, const uint8_t* p, uint64_t bytes, Access use) {
+    if (ctx.copyCount != 0) SettleCopies(ctx, p, bytes, ReadsCopies(use), use == Access::Overwrite);
     const bool writes = Writes(use);
     for (uint32_t i = 0; i < ctx.deferredCount;) {
         const DeferredWiden& w = ctx.deferred[i];
@@ -144,14 +150,34 @@ inline void SettleDeferred(BlockContext& ctx, const uint8_t* p, uint64_t bytes, 
 }
 
 inline void SettleDeferred(const uint8_t* p, uint64_t bytes, Access use) {
-    if (tlBlock != nullptr && tlBlock->deferredCount != 0) SettleDeferred(*tlBlock, p, bytes, use);
+    if (tlBlock != nullptr && (tlBlock->deferredCount != 0 || tlBlock->copyCount != 0))
+        SettleDeferred(*tlBlock, p, bytes, use);
 }
 
-// SettleDeferred for an operand in the buffer counted by `refs`: the table is read only if a widening lives there
-// (or one lost its buffer).
+// SettleDeferred for an operand in the buffer counted by `refs`: the tables are read only if a widening or a copy
+// lives there (or a widening lost its buffer).
 inline void SettleDeferredIn(BlockContext& ctx, const DeferredRefs& refs, const uint8_t* p, uint64_t bytes, Access use) {
-    if (ctx.deferredCount == 0) return;
-    if (refs.dst != 0 || (Writes(use) && refs.src != 0) || ctx.orphanRefs.dst != 0) SettleDeferred(ctx, p, bytes, use);
+    if (ctx.deferredCount == 0 && ctx.copyCount == 0) return;
+    if (refs.dst != 0 || refs.copies != 0 || (Writes(use) && refs.src != 0) || ctx.orphanRefs.dst != 0)
+        SettleDeferred(ctx, p, bytes, use);
+}
+
+// This block writes GM bytes [g, g + bytes) (DataCopy out, GlobalTensor::SetValue): the deferred copies of them, and
+// the deferred widenings whose source a copy left there, are stored first.
+inline void SettleGmWrite(BlockContext& ctx, const void* gm, uint64_t bytes) {
+    const uint8_t* g = static_cast<const uint8_t*>(gm);
+    if (ctx.copyCount != 0) SettleCopiesOfGm(ctx, g, bytes);
+    if (ctx.gmRefs.src == 0) return;
+    for (uint32_t i = 0; i < ctx.deferredCount;) {
+        const DeferredWiden& w = ctx.deferred[i];
+        if (!Overlaps(g, bytes, reinterpret_cast<const uint8_t*>(w.src), uint64_t(w.count) * sizeof(uint16_t))) {
+            ++i;
+            continue;
+        }
+        uint32_t a, b;
+        Touched(g, bytes, w.src, sizeof(uint16_t), w.count, a, b);
+        Carve(ctx, i, a, b, false);  // slot i now holds what is left of the widening, or another one: look again
+    }
 }
 
 // After an in-place instruction wrote its results over a widening its dst check (Access::Rewrite) left deferred: the
@@ -168,11 +194,20 @@ inline void DeferWiden(BlockContext& ctx, float* dst, DeferredRefs& dstRefs, con
     AddRefs(ctx.deferred[ctx.deferredCount - 1]);
 }
 
-// A TPipe's buffer records end (TPipe::Reset, or the TPipe's end) while UB keeps its bytes: the deferred widenings
-// stay, counted as orphans, so that every operand check looks at them until they are settled.
+// A TPipe's buffer records end (TPipe::Reset, or the TPipe's end) while UB keeps its bytes: the deferred copies are
+// stored, the deferred widenings stay, counted as orphans (a source in GM stays counted as such), so that every
+// operand check looks at them until they are settled.
 inline void OrphanDeferred(BlockContext& ctx) {
-    for (uint32_t i = 0; i < ctx.deferredCount; ++i) ctx.deferred[i].dstRefs = ctx.deferred[i].srcRefs = &ctx.orphanRefs;
-    ctx.orphanRefs.dst = ctx.orphanRefs.src = ctx.deferredCount;
+    StoreCopies(ctx);
+    ctx.orphanRefs.dst = ctx.orphanRefs.src = 0;
+    for (uint32_t i = 0; i < ctx.deferredCount; ++i) {
+        DeferredWiden& w = ctx.deferred[i];
+        w.dstRefs = &ctx.orphanRefs;
+        ++ctx.orphanRefs.dst;
+        if (w.srcRefs == &ctx.gmRefs) continue;
+        w.srcRefs = &ctx.orphanRefs;
+        ++ctx.orphanRefs.src;
+    }
 }
 
 // The 16-bit source of f32 elements [p, p + count) when a deferred widening holds them all (bits null if none).

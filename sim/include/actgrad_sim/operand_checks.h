@@ -65,9 +65,9 @@ void CheckVectorOperand(const AscendC::LocalTensor<T>& t, uint64_t bytes, const 
     r->vAccess = seq;
 }
 
-// A DataCopy into UB (pipe MTE2) writes `t`.
+// A DataCopy into UB (pipe MTE2) writes `t` (every byte of the range: use Access::Overwrite).
 template <typename T>
-void CheckDmaDestination(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api) {
+void CheckDmaDestination(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api, Access use = Access::Write) {
     CheckUbOperand(t, bytes, api, "dst");
     BlockContext& ctx = *tlBlock;
     BufferRecord* r = t.Record();
@@ -81,7 +81,7 @@ void CheckDmaDestination(const AscendC::LocalTensor<T>& t, uint64_t bytes, const
     if (!Ordered(*r, AscendC::HardEvent::V_MTE2, r->vAccess))
         Fail(ErrorKind::MissingSync, api, "dst (", PositionName(r->pos), " buffer at UB offset ", r->offset,
              ") is refilled while the vector unit may still use it: the V -> MTE2 synchronisation is missing");
-    SettleDeferredIn(ctx, r->deferred, t.BytePtr(), bytes, Access::Write);
+    SettleDeferredIn(ctx, r->deferred, t.BytePtr(), bytes, use);
     // ordered after every earlier access: only the new copy is pending
     r->mte2Write = r->mte2Out = ctx.NextSeq();
     r->mte2SeenByV = r->vWrite = r->vAccess = r->mte3Read = 0;

@@ -208,7 +208,9 @@ public:
     }
     void SetValue(const uint64_t offset, PrimType value) const {
         CheckAccess("GlobalTensor::SetValue", offset, 1);
-        actgrad_sim::Block("GlobalTensor::SetValue").RecordGmWrite(uintptr_t(addr_ + offset), sizeof(T));
+        actgrad_sim::BlockContext& ctx = actgrad_sim::Block("GlobalTensor::SetValue");
+        actgrad_sim::SettleGmWrite(ctx, addr_ + offset, sizeof(T));
+        ctx.RecordGmWrite(uintptr_t(addr_ + offset), sizeof(T));
         addr_[offset] = value;
     }
     uint64_t GetSize() const { return size_; }

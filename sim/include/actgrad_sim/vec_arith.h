@@ -268,18 +268,24 @@ void ApplyUnary(T* d, const T* a, int32_t n, F f) {
     }
 }
 
-// Calls use(p) with p the first `count` elements of float tensor t as a loop reads them: its own, or the bf16 or f16
-// source of the deferred widening that holds them. kF16Lanes: the loop widens f16 8 lanes at a time (F16C); other
-// loops get an f16 widening stored first, as widening f16 element by element costs more than storing it.
+// Calls use(p) with p the first `count` elements of float tensor t as a loop reads them: its own, the GM bytes of the
+// deferred copy that holds them, or the bf16 or f16 source of the deferred widening that holds them. kF16Lanes: the
+// loop widens f16 8 lanes at a time (F16C); other loops get an f16 widening stored first, as widening f16 element by
+// element costs more than storing it.
 template <bool kF16Lanes, typename Use>
 void WithFloatOperand(const AscendC::LocalTensor<float>& t, uint32_t count, Use use) {
+    const uint64_t bytes = uint64_t(count) * sizeof(float);
     const WideningSource source = DeferredSource(t.Data(), count);
-    if (source.bits == nullptr) return use(static_cast<const float*>(t.Data()));
+    if (source.bits == nullptr) {
+        if (const uint8_t* gm = CopySource(t.BytePtr(), bytes)) return use(reinterpret_cast<const float*>(gm));
+        SettleDeferred(t.BytePtr(), bytes, Access::Read);  // whatever the operand check left deferred, stored
+        return use(static_cast<const float*>(t.Data()));
+    }
     if (!source.half) return use(reinterpret_cast<const bfloat16_t*>(source.bits));
     if constexpr (kF16Lanes) {
         use(reinterpret_cast<const half*>(source.bits));
     } else {
-        SettleDeferred(t.BytePtr(), uint64_t(count) * sizeof(float), Access::Read);
+        SettleDeferred(t.BytePtr(), bytes, Access::Read);
         use(static_cast<const float*>(t.Data()));
     }
 }

@@ -53,7 +53,7 @@ struct Level0Layout {
     bool Overlaps(const Level0Layout& o) const { return base < o.base + o.bytes && o.base < base + bytes; }
 };
 
-// Whether a call in place over `l` writes every element of its extent: only then may a deferred widening
+// Whether a call in place over `l` writes every element of its extent: only then may a deferred widening or copy
 // there stay deferred until the results replace it (Access::Rewrite, then DropRewritten); else it is stored first.
 inline bool RewritesExtent(const Level0Layout& l, const RepeatMask& m, uint8_t repeatTime) {
     return m.prefix && m.active == kRepeatLanes<float> && l.blk == 1 && (repeatTime == 1 || l.rep == 8);

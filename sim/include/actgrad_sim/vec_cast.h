@@ -199,7 +199,12 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
                           actgrad_sim::TypeName<T>(), " does not accept ", actgrad_sim::RoundModeName(roundMode), " on ",
                           ctx.soc().name);
     const uint64_t dBytes = uint64_t(count) * sizeof(T), sBytes = uint64_t(count) * sizeof(U);
-    actgrad_sim::CheckVectorOperand(src, sBytes, api, "src", actgrad_sim::Access::Read);
+    // a widening into separate bytes is recorded (deferred_widen.h), reading a deferred copy's source from GM
+    constexpr bool kWidening = std::is_same<T, float>::value && actgrad_sim::IsHalfLike<U>;
+    const bool deferred = kWidening && actgrad_sim::DeferStores() &&
+                          !actgrad_sim::Overlaps(dst.BytePtr(), dBytes, src.BytePtr(), sBytes);
+    actgrad_sim::CheckVectorOperand(src, sBytes, api, "src",
+                                    deferred ? actgrad_sim::Access::ReadCopy : actgrad_sim::Access::Read);
     actgrad_sim::CheckVectorOperand(dst, dBytes, api, "dst", actgrad_sim::Access::Overwrite);
     actgrad_sim::CountVectorInstruction();
 
@@ -229,12 +234,16 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
     }
     T* out = dst.Data();
     const bool sat = ctx.saturateCast;
-    if constexpr (std::is_same<T, float>::value && actgrad_sim::IsHalfLike<U>) {
+    if constexpr (kWidening) {
         typedef uint16_t AliasU16 __attribute__((may_alias));
         const AliasU16* bits = reinterpret_cast<const AliasU16*>(in);
         constexpr bool kHalf = std::is_same<U, half>::value;
-        if (!overlapping && actgrad_sim::DeferWidening())  // exact: recorded, or run at once where src and dst overlap
+        if (deferred) {  // exact: recorded, or run at once where src and dst overlap
+            if (const uint8_t* gm = actgrad_sim::CopySource(src.BytePtr(), sBytes))
+                return actgrad_sim::DeferWiden(ctx, out, dst.Record()->deferred, reinterpret_cast<const AliasU16*>(gm),
+                                               ctx.gmRefs, count, kHalf);
             return actgrad_sim::DeferWiden(ctx, out, dst.Record()->deferred, bits, src.Record()->deferred, count, kHalf);
+        }
         actgrad_sim::Materialize(out, bits, count, kHalf);
     } else if constexpr (actgrad_sim::IsHalfLike<T> && std::is_same<U, float>::value) {
         if (roundMode == RoundMode::CAST_RINT || roundMode == RoundMode::CAST_NONE) {
