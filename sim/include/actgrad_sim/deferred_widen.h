@@ -74,7 +74,7 @@ enum class Access {
     ReadCopy,      // reads the bytes from GM where a deferred copy holds them all (a widening Cast's source); else Read
     ReadWidening,  // a reader that widens as it loads: a widening or a copy holding all its bytes stays deferred
     Write,         // writes the bytes: also the elements whose 16-bit source it overwrites are stored first
-    Overwrite,     // a Cast that writes every byte before anything reads them: deferred elements there are dropped
+    Overwrite,     // writes every byte before anything reads them (a Cast, a DMA into UB): deferrals there are dropped
     Rewrite,       // the dst of an in-place reader that widens as it loads: a widening holding all its bytes stays
                    // deferred until the instruction has read it, then is dropped (DropRewritten); else as Write
 };
