@@ -204,14 +204,45 @@ TEST(Deferred_copy_is_stored_before_any_other_access) {
         got = Held(x, kN);
         for (uint32_t i = 0; i < kN; ++i)
             CHECK_MSG(Same(got[i], i % 64 < 32 ? in[i] + 1.0f : in[i]), "level 0 in place, element ", i);
-        // a reader that does not read through (Select)
+        // a reader that does not read through (ReduceSum)
         x = CopyIn(s, gm, kN);
-        auto all = s.Get<uint8_t>(kN / 8);
-        AscendC::Duplicate(all.ReinterpretCast<uint16_t>(), uint16_t(0xFFFF), int32_t(kN / 16));
-        auto picked = s.Get<float>(kN);
-        AscendC::Select(picked, all, x, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, kN);
+        auto sum = s.Get<float>(8), work = s.Get<float>(kN);
+        AscendC::ReduceSum<float>(sum, x, work, int32_t(kN));
         CHECK_EQ(CopyCount(), 0u);
-        CheckValues(Held(picked, kN), in, 0, kN, "Select");
+        CheckValues(Held(x, kN), in, 0, kN, "stored for ReduceSum");
+    });
+}
+
+// Select and Compare read a copied operand as it is, from GM; in place, Select stores it first.
+TEST(Deferred_copy_read_by_select_and_compare) {
+    const std::vector<float> in = Cycle(FloatValues(500, 19), kN), other = Cycle(FloatValues(80, 20), kN);
+    Gm<float> gm(in);
+    RunScratch("deferred_copy_select", [&](AscendC::TPipe&, Scratch& s) {
+        auto o = s.Get<float>(kN), picked = s.Get<float>(kN), mixed = s.Get<float>(kN);
+        auto lt = s.Get<uint8_t>(kN / 8), eq = s.Get<uint8_t>(kN / 8);
+        std::memcpy(static_cast<void*>(o.GetPhyAddr()), other.data(), kN * sizeof(float));
+        LocalTensor<float> x = CopyIn(s, gm, kN);
+        AscendC::Compare(lt, x, o, CMPMODE::LT, kN);
+        const int32_t pattern = int32_t(actgrad_sim::FloatBits(in[7]));  // int32 compares with EQ only
+        AscendC::Compares(eq, x.ReinterpretCast<int32_t>(), pattern, CMPMODE::EQ, kN);
+        AscendC::Select(picked, lt, x, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, kN);
+        AscendC::Select(mixed, eq, x, o, SELMODE::VSEL_TENSOR_TENSOR_MODE, kN);
+        CHECK_EQ(CopyCount(), 1u);
+        const auto ltBits = Held(lt, kN / 8), eqBits = Held(eq, kN / 8);
+        const auto p = Held(picked, kN), m = Held(mixed, kN);
+        for (uint32_t i = 0; i < kN; ++i) {
+            const bool less = in[i] < other[i];
+            const bool same = int32_t(actgrad_sim::FloatBits(in[i])) == pattern;
+            CHECK_MSG(((ltBits[i / 8] >> (i % 8)) & 1u) == uint32_t(less), "Compare LT, element ", i);
+            CHECK_MSG(((eqBits[i / 8] >> (i % 8)) & 1u) == uint32_t(same), "Compares EQ (int32), element ", i);
+            CHECK_MSG(Same(p[i], less ? in[i] : 0.0f), "Select with a scalar, element ", i);
+            CHECK_MSG(Same(m[i], same ? in[i] : other[i]), "Select of two tensors, element ", i);
+        }
+        AscendC::Select(x, lt, x, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, kN);  // in place
+        CHECK_EQ(CopyCount(), 0u);
+        const auto got = Held(x, kN);
+        for (uint32_t i = 0; i < kN; ++i)
+            CHECK_MSG(Same(got[i], ((ltBits[i / 8] >> (i % 8)) & 1u) ? in[i] : 0.0f), "Select in place, element ", i);
     });
 }
 

@@ -113,6 +113,15 @@ void CheckDmaSource(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char
 
 inline void CountVectorInstruction() { tlBlock->stats.vectorInstructions++; }
 
+// The first `bytes` of `t` as a reader that reads them as they are finds them, after its operand check used
+// Access::ReadCopy: in GM where a deferred copy holds them all, else in UB (what is deferred there stored first).
+template <typename T>
+const T* ReadThroughCopy(const AscendC::LocalTensor<T>& t, uint64_t bytes) {
+    if (const uint8_t* gm = CopySource(t.BytePtr(), bytes)) return reinterpret_cast<const T*>(gm);
+    SettleDeferred(t.BytePtr(), bytes, Access::Read);
+    return t.Data();
+}
+
 inline void CheckCount(int64_t count, const char* api) {
     if (count < 0) Fail(ErrorKind::InvalidArgument, api, "count ", count, " is negative");
 }

@@ -194,7 +194,7 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
     const uint64_t bytes = uint64_t(count) * sizeof(T);
     // a float tensor against itself (the NaN test) may be a deferred widening, compared as it is widened
     const bool self = src0.Data() == src1.Data();
-    const actgrad_sim::Access read = self ? actgrad_sim::kSourceAccess<T> : actgrad_sim::Access::Read;
+    const actgrad_sim::Access read = self ? actgrad_sim::kSourceAccess<T> : actgrad_sim::Access::ReadCopy;
     actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", read);
     actgrad_sim::CheckVectorOperand(src1, bytes, api, "src1", read);
     actgrad_sim::CheckVectorOperand(dst, count / 8, api, "dst", actgrad_sim::Access::Write);
@@ -209,8 +209,9 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
             });
         }
     }
-    const T* b = src1.Data();
-    actgrad_sim::CompareInto(d, src0.Data(), count, cmpMode, [b](uint32_t base) { return b + base; });
+    const T* b = actgrad_sim::ReadThroughCopy(src1, bytes);
+    actgrad_sim::CompareInto(d, actgrad_sim::ReadThroughCopy(src0, bytes), count, cmpMode,
+                             [b](uint32_t base) { return b + base; });
 }
 
 template <typename T, typename U>
@@ -220,7 +221,8 @@ void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src
     const char* api = "Compares";
     actgrad_sim::CheckCompareOperands<T>(count, cmpMode, api);
     const uint64_t bytes = uint64_t(count) * sizeof(T);
-    actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", actgrad_sim::kSourceAccess<T>);
+    const actgrad_sim::Access read = std::is_same<T, float>::value ? actgrad_sim::kSourceAccess<T> : actgrad_sim::Access::ReadCopy;
+    actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", read);
     actgrad_sim::CheckVectorOperand(dst, (count + 7) / 8, api, "dst", actgrad_sim::Access::Write);
     actgrad_sim::CheckDisjoint(dst, (count + 7) / 8, src0, bytes, api, "dst", "src0");
     actgrad_sim::CountVectorInstruction();
@@ -229,7 +231,7 @@ void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src
     if constexpr (std::is_same<T, float>::value) {
         actgrad_sim::WithFloatOperand<true>(src0, count, [&](auto a) { actgrad_sim::CompareInto(dst.Data(), a, count, cmpMode, scalar); });
     } else {
-        actgrad_sim::CompareInto(dst.Data(), src0.Data(), count, cmpMode, scalar);
+        actgrad_sim::CompareInto(dst.Data(), actgrad_sim::ReadThroughCopy(src0, bytes), count, cmpMode, scalar);
     }
 }
 
@@ -267,14 +269,14 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
         actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api, "VSEL_TENSOR_SCALAR_MODE needs a scalar src1");
     const uint64_t bytes = uint64_t(count) * sizeof(T);
     actgrad_sim::Block(api);
-    actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", actgrad_sim::Access::Read);
-    actgrad_sim::CheckVectorOperand(src1, bytes, api, "src1", actgrad_sim::Access::Read);
+    actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", actgrad_sim::Access::ReadCopy);
+    actgrad_sim::CheckVectorOperand(src1, bytes, api, "src1", actgrad_sim::Access::ReadCopy);
     actgrad_sim::CheckSelect(dst, selMask, count, selMode, api);
     actgrad_sim::CheckNoPartialOverlap(dst, bytes, src0, bytes, api, "src0");
     actgrad_sim::CheckNoPartialOverlap(dst, bytes, src1, bytes, api, "src1");
     const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.Data());
-    const T* a = src0.Data();
-    const T* b = src1.Data();
+    const T* a = actgrad_sim::ReadThroughCopy(src0, bytes);
+    const T* b = actgrad_sim::ReadThroughCopy(src1, bytes);
     T* d = dst.Data();
     const T* bw = b;
     if (selMode == SELMODE::VSEL_TENSOR_TENSOR_MODE) {
@@ -296,11 +298,11 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
         actgrad_sim::Fail(actgrad_sim::ErrorKind::InvalidArgument, api, "a scalar src1 needs VSEL_TENSOR_SCALAR_MODE");
     const uint64_t bytes = uint64_t(count) * sizeof(T);
     actgrad_sim::Block(api);
-    actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", actgrad_sim::Access::Read);
+    actgrad_sim::CheckVectorOperand(src0, bytes, api, "src0", actgrad_sim::Access::ReadCopy);
     actgrad_sim::CheckSelect(dst, selMask, count, selMode, api);
     actgrad_sim::CheckNoPartialOverlap(dst, bytes, src0, bytes, api, "src0");
     const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.Data());
-    const T* a = src0.Data();
+    const T* a = actgrad_sim::ReadThroughCopy(src0, bytes);
     T* d = dst.Data();
     using W = typename actgrad_sim::BitsOfSize<sizeof(T)>::type;
     W scalarBits;
