@@ -82,6 +82,7 @@ RepeatMask Level0Mask(const uint64_t mask[], const char* api) {
 // The three operands' layouts of a level-0 call (extents 0 for a no-op).
 struct Level0Operands {
     Level0Layout d, a, b;
+    bool rewrites;  // in place over every element of dst's extent (RewritesExtent): Access::Rewrite, then DropRewritten
 };
 inline Level0Operands Level0Layouts(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& src0,
                                     const AscendC::LocalTensor<float>& src1, const RepeatMask& m, uint8_t repeatTime,
@@ -89,8 +90,9 @@ inline Level0Operands Level0Layouts(const AscendC::LocalTensor<float>& dst, cons
     const auto layout = [&](const AscendC::LocalTensor<float>& t, uint8_t blk, uint8_t rep) {
         return Level0Layout{t.BytePtr(), blk, rep, Level0Extent<float>(m.active, repeatTime, blk, rep) * sizeof(float)};
     };
-    return Level0Operands{layout(dst, p.dstBlkStride, p.dstRepStride), layout(src0, p.src0BlkStride, p.src0RepStride),
-                          layout(src1, p.src1BlkStride, p.src1RepStride)};
+    const Level0Layout d = layout(dst, p.dstBlkStride, p.dstRepStride), a = layout(src0, p.src0BlkStride, p.src0RepStride),
+                       b = layout(src1, p.src1BlkStride, p.src1RepStride);
+    return Level0Operands{d, a, b, (d.Coincides(a) || d.Coincides(b)) && RewritesExtent(d, m, repeatTime)};
 }
 
 // Checks a level-0 float binary call laid out as l; returns whether it does anything (an empty mask or repeatTime 0
@@ -123,8 +125,7 @@ inline bool CheckBinaryLevel0(const AscendC::LocalTensor<float>& dst, const Asce
     // float sources may stay deferred widenings (read through their 16-bit source, as the count form does)
     CheckVectorOperand(src0, a.bytes, api, "src0", kSourceAccess<float>);
     CheckVectorOperand(src1, b.bytes, api, "src1", kSourceAccess<float>);
-    const bool rewrites = (d.Coincides(a) || d.Coincides(b)) && RewritesExtent(d, m, repeatTime);
-    CheckVectorOperand(dst, d.bytes, api, "dst", rewrites ? kInPlaceAccess<float> : Access::Write);
+    CheckVectorOperand(dst, d.bytes, api, "dst", l.rewrites ? kInPlaceAccess<float> : Access::Write);
     CountVectorInstruction();
     return true;
 }
@@ -190,7 +191,7 @@ void ApplyBinaryLevel0(const AscendC::LocalTensor<float>& dst, const AscendC::Lo
         WithFloatOperand<true>(src1, uint32_t(bl.bytes / sizeof(float)),
                                [&](auto b) { Level0Lanes(dst.Data(), a, b, m, repeatTime, dl, al, bl, f); });
     });
-    if ((dl.Coincides(al) || dl.Coincides(bl)) && RewritesExtent(dl, m, repeatTime)) DropRewritten(dst.BytePtr(), dl.bytes);
+    if (l.rewrites) DropRewritten(dst.BytePtr(), dl.bytes);
 }
 
 // A level-0 float binary call: its mask (a count or bits), checks, then f over its lanes.
