@@ -276,11 +276,7 @@ template <bool kF16Lanes, typename Use>
 void WithFloatOperand(const AscendC::LocalTensor<float>& t, uint32_t count, Use use) {
     const uint64_t bytes = uint64_t(count) * sizeof(float);
     const WideningSource source = DeferredSource(t.Data(), count);
-    if (source.bits == nullptr) {
-        if (const uint8_t* gm = CopySource(t.BytePtr(), bytes)) return use(reinterpret_cast<const float*>(gm));
-        SettleDeferred(t.BytePtr(), bytes, Access::Read);  // whatever the operand check left deferred, stored
-        return use(static_cast<const float*>(t.Data()));
-    }
+    if (source.bits == nullptr) return use(ReadThroughCopy(t, bytes));
     if (!source.half) return use(reinterpret_cast<const bfloat16_t*>(source.bits));
     if constexpr (kF16Lanes) {
         use(reinterpret_cast<const half*>(source.bits));
